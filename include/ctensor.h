@@ -1,0 +1,537 @@
+/*
+ * ctensor: a tensor-compute library in C with ggml's data model.
+ *
+ * This is the one public header. It carries, bottom up:
+ *   1. version, status codes, per-thread error messages, logging, allocator hooks
+ *   2. the type table, fp16/bf16 conversion, quantize/dequantize of rows
+ *   3. contexts, tensors, views, graphs, op constructors
+ *   4. the backend interface: registry -> devices -> buffer types -> buffers -> backends
+ *
+ * Error convention: a function that can fail returns a ct_status (or NULL / a
+ * sentinel for constructors) and records a per-thread message naming the
+ * function, the tensor and the values that were wrong; ct_last_error() reads it.
+ * Nothing in the library aborts on bad input.
+ *
+ * Threading: functions without shared state (type table, conversion, quantization,
+ * predicates) are safe from any thread. A context, its tensors and graphs are
+ * used by one thread at a time. The backend section below states its own contract.
+ */
+#ifndef CTENSOR_H
+#define CTENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(CT_SHARED)
+#  ifdef CT_BUILD
+#    define CT_API __declspec(dllexport)
+#  else
+#    define CT_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define CT_API __attribute__((visibility("default")))
+#else
+#  define CT_API
+#endif
+
+/* ------------------------------------------------------------------------- */
+/* 1. Version, status, errors, logging, allocation                            */
+/* ------------------------------------------------------------------------- */
+
+#define CT_VERSION_MAJOR 0
+#define CT_VERSION_MINOR 1
+#define CT_VERSION_PATCH 0
+#define CT_VERSION_STRING "0.1.0"
+/* major*10000 + minor*100 + patch */
+#define CT_VERSION_NUMBER (CT_VERSION_MAJOR * 10000 + CT_VERSION_MINOR * 100 + CT_VERSION_PATCH)
+
+/* The version of the library actually linked ("0.1.0"); compare with CT_VERSION_STRING. */
+CT_API const char *ct_version(void);
+CT_API int ct_version_number(void);
+
+typedef enum ct_status {
+    CT_OK = 0,
+    CT_INVALID_ARGUMENT = 1,  /* bad shape, type, stride, parameter, NULL pointer, overflowing size */
+    CT_UNSUPPORTED = 2,       /* valid, but this backend or type cannot do it */
+    CT_OUT_OF_MEMORY = 3,     /* host or device allocation failed, context arena or graph full */
+    CT_INDEX_OUT_OF_RANGE = 4,/* GET_ROWS / SET_ROWS index outside the source or destination */
+    CT_DEVICE_ERROR = 5,      /* the device or its driver reported an error */
+    CT_ABORTED = 6,           /* the abort callback asked to stop */
+} ct_status;
+
+/* "ok", "invalid argument", ...; "unknown status" for a value outside the enum. */
+CT_API const char *ct_status_str(ct_status status);
+
+/* The status and message of this thread's last failure. The message names the
+ * function, the tensor and the values, e.g.
+ *   "ct_set_rows: src ne[0]=255 but dst ne[0]=256".
+ * Successful calls do not clear it; ct_clear_error() does. Never NULL. */
+CT_API ct_status ct_last_status(void);
+CT_API const char *ct_last_error(void);
+CT_API void ct_clear_error(void);
+
+typedef enum ct_log_level {
+    CT_LOG_DEBUG = 0,
+    CT_LOG_INFO = 1,
+    CT_LOG_WARN = 2,
+    CT_LOG_ERROR = 3,
+    CT_LOG_NONE = 4, /* as a minimum level: log nothing */
+} ct_log_level;
+
+/* Called with a complete line (no trailing newline). May be called from any
+ * thread the library runs on; the callback must be thread-safe. */
+typedef void (*ct_log_callback)(ct_log_level level, const char *message, void *user_data);
+
+/* NULL restores the default, which writes "ctensor: <level>: <message>" to stderr.
+ * Every failure recorded for ct_last_error() is also logged at CT_LOG_DEBUG. */
+CT_API void ct_log_set_callback(ct_log_callback callback, void *user_data);
+/* Messages below this level are dropped (default CT_LOG_WARN; CT_LOG_NONE silences). */
+CT_API void ct_log_set_level(ct_log_level min_level);
+CT_API ct_log_level ct_log_get_level(void);
+
+/* Host allocator hooks. Every host allocation the library makes goes through
+ * them. alloc returns memory aligned to `alignment` (a power of two, at least
+ * sizeof(void*)) or NULL; free accepts NULL. */
+typedef struct ct_allocator {
+    void *(*alloc)(size_t size, size_t alignment, void *user_data);
+    void (*free)(void *ptr, void *user_data);
+    void *user_data;
+} ct_allocator;
+
+/* NULL restores the default (posix_memalign / free). Set it before creating any
+ * object: memory is freed with the hooks in force when it is freed. Returns
+ * CT_INVALID_ARGUMENT when only one of alloc/free is set. */
+CT_API ct_status ct_set_allocator(const ct_allocator *allocator);
+
+/* ------------------------------------------------------------------------- */
+/* 2. Types                                                                   */
+/* ------------------------------------------------------------------------- */
+
+/* ggml's type ids, unchanged, so GGUF files work as they are. */
+typedef enum ct_type {
+    CT_TYPE_F32 = 0,
+    CT_TYPE_F16 = 1,
+    CT_TYPE_Q4_0 = 2,
+    CT_TYPE_Q4_1 = 3,
+    /* 4, 5: removed (Q4_2, Q4_3) */
+    CT_TYPE_Q5_0 = 6,
+    CT_TYPE_Q5_1 = 7,
+    CT_TYPE_Q8_0 = 8,
+    CT_TYPE_Q8_1 = 9,
+    CT_TYPE_Q2_K = 10,
+    CT_TYPE_Q3_K = 11,
+    CT_TYPE_Q4_K = 12,
+    CT_TYPE_Q5_K = 13,
+    CT_TYPE_Q6_K = 14,
+    CT_TYPE_Q8_K = 15,
+    CT_TYPE_IQ2_XXS = 16,
+    CT_TYPE_IQ2_XS = 17,
+    CT_TYPE_IQ3_XXS = 18,
+    CT_TYPE_IQ1_S = 19,
+    CT_TYPE_IQ4_NL = 20,
+    CT_TYPE_IQ3_S = 21,
+    CT_TYPE_IQ2_S = 22,
+    CT_TYPE_IQ4_XS = 23,
+    CT_TYPE_I8 = 24,
+    CT_TYPE_I16 = 25,
+    CT_TYPE_I32 = 26,
+    CT_TYPE_I64 = 27,
+    CT_TYPE_F64 = 28,
+    CT_TYPE_IQ1_M = 29,
+    CT_TYPE_BF16 = 30,
+    /* 31, 32, 33: removed (Q4_0_4_4, Q4_0_4_8, Q4_0_8_8) */
+    CT_TYPE_TQ1_0 = 34,
+    CT_TYPE_TQ2_0 = 35,
+    /* 36, 37, 38: removed (IQ4_NL_4_4, IQ4_NL_4_8, IQ4_NL_8_8) */
+    CT_TYPE_COUNT = 39,
+} ct_type;
+
+/* False for removed ids and values outside [0, CT_TYPE_COUNT). */
+CT_API bool ct_type_is_valid(ct_type type);
+/* "f32", "q4_0", ... as ggml spells them; "invalid" for an invalid id. */
+CT_API const char *ct_type_name(ct_type type);
+/* Elements per block (1 for plain types); 0 for an invalid id. */
+CT_API int64_t ct_type_block_size(ct_type type);
+/* Bytes per block; 0 for an invalid id. */
+CT_API size_t ct_type_size(ct_type type);
+CT_API bool ct_type_is_quantized(ct_type type);
+/* Looks a type up by its name (case-sensitive). */
+CT_API ct_status ct_type_from_name(const char *name, ct_type *type);
+/* Bytes of a row of n elements: n must be >= 0 and a multiple of the block size. */
+CT_API ct_status ct_row_size(ct_type type, int64_t n, size_t *size);
+
+/* IEEE binary16 and bfloat16, as bit patterns. */
+typedef uint16_t ct_fp16;
+typedef uint16_t ct_bf16;
+
+/* Round to nearest even, subnormals kept, overflow to inf, NaN -> sign|0x7E00. */
+CT_API ct_fp16 ct_fp32_to_fp16(float x);
+/* Exact. */
+CT_API float ct_fp16_to_fp32(ct_fp16 h);
+/* Round to nearest even; NaN -> (bits >> 16) | 0x0040. */
+CT_API ct_bf16 ct_fp32_to_bf16(float x);
+/* Exact (bits << 16). */
+CT_API float ct_bf16_to_fp32(ct_bf16 h);
+
+/* Row converters; n >= 0, buffers may not overlap. */
+CT_API ct_status ct_fp32_to_fp16_row(const float *src, ct_fp16 *dst, int64_t n);
+CT_API ct_status ct_fp16_to_fp32_row(const ct_fp16 *src, float *dst, int64_t n);
+CT_API ct_status ct_fp32_to_bf16_row(const float *src, ct_bf16 *dst, int64_t n);
+CT_API ct_status ct_bf16_to_fp32_row(const ct_bf16 *src, float *dst, int64_t n);
+
+/* True when ct_quantize_row can produce this type: F32, F16, BF16, Q8_0, Q4_0,
+ * Q4_1, Q5_0, Q5_1, IQ4_NL. */
+CT_API bool ct_type_can_quantize(ct_type type);
+/* True when ct_dequantize_row can read this type: F32, F16, BF16, the six
+ * 32-blocks above, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_XS. */
+CT_API bool ct_type_can_dequantize(ct_type type);
+
+/* Quantizes n floats into ct_row_size(type, n) bytes at dst with ggml's reference
+ * arithmetic (quantize_row_*_ref), bit for bit and independent of compiler and CPU.
+ * n must be a whole number of blocks. */
+CT_API ct_status ct_quantize_row(ct_type type, const float *src, void *dst, int64_t n);
+/* Dequantizes n elements (a whole number of blocks) of type into floats. */
+CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, int64_t n);
+
+/* ------------------------------------------------------------------------- */
+/* 3. Contexts, tensors, views, graphs, ops                                   */
+/* ------------------------------------------------------------------------- */
+
+#define CT_MAX_DIMS 4
+#define CT_MAX_SRC 10
+#define CT_MAX_OP_PARAMS 64 /* bytes */
+#define CT_MAX_NAME 64
+#define CT_MEM_ALIGN 64     /* alignment of tensor data inside a context arena */
+
+typedef enum ct_op {
+    CT_OP_NONE = 0,
+    CT_OP_DUP,
+    CT_OP_CPY,        /* also what ct_cast builds */
+    CT_OP_CONT,
+    CT_OP_GET_ROWS,
+    CT_OP_SET_ROWS,
+    CT_OP_MUL_MAT,
+    CT_OP_NORM,
+    CT_OP_RMS_NORM,
+    CT_OP_L2_NORM,
+    CT_OP_GROUP_NORM,
+    CT_OP_SUM_ROWS,
+    CT_OP_MEAN,
+    CT_OP_VIEW,
+    CT_OP_RESHAPE,
+    CT_OP_PERMUTE,
+    CT_OP_TRANSPOSE,
+    CT_OP_COUNT,
+} ct_op;
+
+/* "NONE", "GET_ROWS", ... as ggml_op_desc spells them; "INVALID" otherwise. */
+CT_API const char *ct_op_name(ct_op op);
+
+/* Tensor flags */
+#define CT_TENSOR_FLAG_INPUT  1
+#define CT_TENSOR_FLAG_OUTPUT 2
+
+struct ct_buffer;
+
+/* The tensor, field for field as ggml's. Read freely; change only through the API. */
+typedef struct ct_tensor {
+    ct_type type;
+    struct ct_buffer *buffer;           /* NULL until allocated in a backend buffer */
+
+    int64_t ne[CT_MAX_DIMS];            /* elements per dim; unused trailing dims are 1 */
+    size_t nb[CT_MAX_DIMS];             /* byte strides; nb[0] is the block size in bytes */
+
+    ct_op op;
+    int32_t op_params[CT_MAX_OP_PARAMS / sizeof(int32_t)];
+    int32_t flags;
+
+    struct ct_tensor *src[CT_MAX_SRC];
+
+    struct ct_tensor *view_src;         /* root tensor of a view, else NULL */
+    size_t view_offs;                   /* byte offset into view_src */
+
+    void *data;                         /* absolute pointer, or NULL in a no-alloc context */
+    char name[CT_MAX_NAME];
+    void *extra;                        /* backend-private */
+} ct_tensor;
+
+typedef struct ct_context ct_context;
+typedef struct ct_graph ct_graph;
+
+typedef struct ct_context_params {
+    size_t mem_size;   /* arena bytes: tensor headers, data (unless no_alloc) and graphs */
+    void *mem_buffer;  /* caller memory for the arena (aligned to CT_MEM_ALIGN), or NULL: the context allocates */
+    bool no_alloc;     /* tensors get no data; a backend buffer provides it later */
+} ct_context_params;
+
+/* Bytes of arena one tensor header takes (without data). */
+CT_API size_t ct_tensor_overhead(void);
+/* Bytes of arena a graph of max_nodes nodes takes. */
+CT_API size_t ct_graph_overhead(size_t max_nodes);
+
+CT_API ct_context *ct_context_new(ct_context_params params);
+CT_API void ct_context_free(ct_context *ctx); /* NULL is a no-op */
+CT_API size_t ct_context_used(const ct_context *ctx);
+CT_API size_t ct_context_size(const ct_context *ctx);
+CT_API bool ct_context_no_alloc(const ct_context *ctx);
+/* Iterates over the tensors of a context in creation order (NULL at the end). */
+CT_API ct_tensor *ct_context_first_tensor(const ct_context *ctx);
+CT_API ct_tensor *ct_context_next_tensor(const ct_context *ctx, const ct_tensor *tensor);
+/* First tensor with this name, or NULL. */
+CT_API ct_tensor *ct_context_get_tensor(const ct_context *ctx, const char *name);
+
+/* New contiguous tensors. n_dims is 1..4; every ne >= 0; ne[0] a multiple of the
+ * block size; the byte size must not overflow. NULL + status on failure. */
+CT_API ct_tensor *ct_tensor_new(ct_context *ctx, ct_type type, int n_dims, const int64_t *ne);
+CT_API ct_tensor *ct_tensor_new_1d(ct_context *ctx, ct_type type, int64_t ne0);
+CT_API ct_tensor *ct_tensor_new_2d(ct_context *ctx, ct_type type, int64_t ne0, int64_t ne1);
+CT_API ct_tensor *ct_tensor_new_3d(ct_context *ctx, ct_type type, int64_t ne0, int64_t ne1, int64_t ne2);
+CT_API ct_tensor *ct_tensor_new_4d(ct_context *ctx, ct_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+/* A new tensor with a's type and shape (ggml_dup_tensor); no op. */
+CT_API ct_tensor *ct_tensor_dup(ct_context *ctx, const ct_tensor *a);
+
+CT_API ct_tensor *ct_tensor_set_name(ct_tensor *t, const char *name); /* truncates to CT_MAX_NAME-1 */
+CT_API const char *ct_tensor_get_name(const ct_tensor *t);
+
+/* Shape queries. */
+CT_API int ct_n_dims(const ct_tensor *t);          /* 1 + index of the last ne != 1 */
+CT_API int64_t ct_nelements(const ct_tensor *t);
+CT_API int64_t ct_nrows(const ct_tensor *t);       /* ne1*ne2*ne3 */
+CT_API size_t ct_nbytes(const ct_tensor *t);       /* bytes spanned, as ggml_nbytes */
+CT_API size_t ct_tensor_row_size(const ct_tensor *t); /* bytes of ne[0] elements */
+CT_API bool ct_is_empty(const ct_tensor *t);
+CT_API bool ct_is_contiguous(const ct_tensor *t);
+CT_API bool ct_is_contiguous_n(const ct_tensor *t, int n); /* n = 0, 1, 2 as ggml_is_contiguous_n */
+CT_API bool ct_is_contiguous_rows(const ct_tensor *t);
+CT_API bool ct_is_transposed(const ct_tensor *t);
+CT_API bool ct_is_permuted(const ct_tensor *t);
+CT_API bool ct_are_same_shape(const ct_tensor *a, const ct_tensor *b);
+
+/* Views share a's memory; view_src is always the root. Offsets and strides are
+ * in bytes and are checked: the view must lie inside the root's bytes. */
+CT_API ct_tensor *ct_view_tensor(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_view_1d(ct_context *ctx, ct_tensor *a, int64_t ne0, size_t offset);
+CT_API ct_tensor *ct_view_2d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, size_t nb1, size_t offset);
+CT_API ct_tensor *ct_view_3d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2,
+                             size_t nb1, size_t nb2, size_t offset);
+CT_API ct_tensor *ct_view_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                             size_t nb1, size_t nb2, size_t nb3, size_t offset);
+/* Reshape needs a contiguous a and the same element count. */
+CT_API ct_tensor *ct_reshape(ct_context *ctx, ct_tensor *a, int n_dims, const int64_t *ne);
+CT_API ct_tensor *ct_reshape_1d(ct_context *ctx, ct_tensor *a, int64_t ne0);
+CT_API ct_tensor *ct_reshape_2d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1);
+CT_API ct_tensor *ct_reshape_3d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2);
+CT_API ct_tensor *ct_reshape_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+/* a's dim i moves to position axis_i; the axes must be a permutation of 0..3. */
+CT_API ct_tensor *ct_permute(ct_context *ctx, ct_tensor *a, int axis0, int axis1, int axis2, int axis3);
+CT_API ct_tensor *ct_transpose(ct_context *ctx, ct_tensor *a);
+
+/* Op constructors (SPEC.md section 4). Each validates every precondition and
+ * returns the result tensor, or NULL with CT_INVALID_ARGUMENT (or
+ * CT_OUT_OF_MEMORY when the arena is full) and a message. */
+
+/* rows of a selected by I32 indices b: result [a.ne0, b.ne0, b.ne1, b.ne2], F32 (I32 when a is I32). */
+CT_API ct_tensor *ct_get_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+/* a[:, c[i, i2 % c.ne1, i3 % c.ne2], i2, i3] = convert(b[:, i, i2, i3]); b F32 or F16, c I64 or I32.
+ * Returns a view of a (written in place). Duplicate indices: the last row written wins on the
+ * CPU backend; backends may differ, and no write goes outside a. */
+CT_API ct_tensor *ct_set_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c);
+/* dst[i0,i1,i2,i3] = sum_k a[k,i0,i2/r2,i3/r3] * b[k,i1,i2,i3]; result F32 [a.ne1, b.ne1, b.ne2, b.ne3]. */
+CT_API ct_tensor *ct_mul_mat(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+/* Copies a into b (same element count), converting types; returns a view of b. */
+CT_API ct_tensor *ct_cpy(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+/* A new tensor of a's type and shape holding a copy of a. */
+CT_API ct_tensor *ct_dup(ct_context *ctx, ct_tensor *a);
+/* A new contiguous copy of a. */
+CT_API ct_tensor *ct_cont(ct_context *ctx, ct_tensor *a);
+/* A new tensor of a's shape and the given type holding a converted copy (op CPY). */
+CT_API ct_tensor *ct_cast(ct_context *ctx, ct_tensor *a, ct_type type);
+/* Row-wise normalizations of F32 rows; eps >= 0 and finite, stored in op_params[0]. */
+CT_API ct_tensor *ct_norm(ct_context *ctx, ct_tensor *a, float eps);
+CT_API ct_tensor *ct_rms_norm(ct_context *ctx, ct_tensor *a, float eps);
+CT_API ct_tensor *ct_l2_norm(ct_context *ctx, ct_tensor *a, float eps);
+/* Normalizes groups of ceil(ne2/n_groups) channels along dim 2; op_params[0] = n_groups, [1] = eps. */
+CT_API ct_tensor *ct_group_norm(ct_context *ctx, ct_tensor *a, int n_groups, float eps);
+/* Sum of each row: [1, ne1, ne2, ne3] of a's type. */
+CT_API ct_tensor *ct_sum_rows(ct_context *ctx, ct_tensor *a);
+/* Mean of each row: [1, ne1, ne2, ne3] F32. */
+CT_API ct_tensor *ct_mean(ct_context *ctx, ct_tensor *a);
+
+/* Reads the float op parameter at index i of op_params (eps of the norms). */
+CT_API float ct_op_param_f32(const ct_tensor *t, int i);
+CT_API int32_t ct_op_param_i32(const ct_tensor *t, int i);
+
+/* Graphs live in a context's arena. */
+CT_API ct_graph *ct_graph_new(ct_context *ctx, size_t max_nodes);
+/* Appends out and everything it depends on, in topological order (sources first).
+ * A node already in the graph is not added twice. CT_OUT_OF_MEMORY when full. */
+CT_API ct_status ct_graph_build_forward(ct_graph *graph, ct_tensor *out);
+CT_API int ct_graph_n_nodes(const ct_graph *graph);
+CT_API ct_tensor *ct_graph_node(const ct_graph *graph, int i); /* negative i counts from the end */
+CT_API int ct_graph_n_leafs(const ct_graph *graph);
+CT_API ct_tensor *ct_graph_leaf(const ct_graph *graph, int i);
+/* A graph holding nodes [i0, i1) of g, sharing its tensors (for one-node computes). */
+CT_API ct_graph *ct_graph_view(ct_context *ctx, const ct_graph *graph, int i0, int i1);
+
+
+/* ------------------------------------------------------------------------- */
+/* 4. Backends                                                                */
+/* ------------------------------------------------------------------------- */
+/*
+ * Objects: registry -> backend registrations (one per backend: "CPU", "OpenCL")
+ * -> devices -> buffer types -> buffers (holding tensors) -> backends (a stream
+ * that computes graphs on one device).
+ *
+ * Threading contract:
+ *   - The registry, registrations, devices and buffer types are safe to use from
+ *     any thread at any time; the registry initializes itself once, thread-safely,
+ *     on first use, and is torn down at exit.
+ *   - One backend object is used by one thread at a time. Different backend
+ *     objects, also on the same device, may be used by different threads at once.
+ *   - A buffer may be read and written by several threads at once only on
+ *     disjoint bytes, and not while a graph that uses it is computing.
+ */
+
+typedef struct ct_backend_reg ct_backend_reg;
+typedef struct ct_device ct_device;
+typedef struct ct_buffer_type ct_buffer_type;
+typedef struct ct_buffer ct_buffer;
+typedef struct ct_backend ct_backend;
+
+typedef enum ct_device_type {
+    CT_DEVICE_TYPE_CPU = 0,
+    CT_DEVICE_TYPE_GPU = 1,
+    CT_DEVICE_TYPE_ACCEL = 2,
+} ct_device_type;
+
+typedef struct ct_device_caps {
+    bool async;                /* asynchronous set/get and compute */
+    bool host_buffer;          /* has a pinned host buffer type */
+    bool buffer_from_host_ptr; /* ct_device_buffer_from_host_ptr works */
+    bool events;
+} ct_device_caps;
+
+typedef struct ct_device_props {
+    const char *name;
+    const char *description;
+    size_t memory_free;
+    size_t memory_total;
+    ct_device_type type;
+    ct_device_caps caps;
+} ct_device_props;
+
+/* "CPU", "GPU", "ACCEL". */
+CT_API const char *ct_device_type_name(ct_device_type type);
+
+/* Registry. Backends that find no hardware register zero devices. */
+CT_API size_t ct_backend_reg_count(void);
+CT_API ct_backend_reg *ct_backend_reg_get(size_t index);           /* NULL + status when out of range */
+CT_API ct_backend_reg *ct_backend_reg_by_name(const char *name);   /* case-insensitive; NULL if none */
+CT_API const char *ct_backend_reg_name(const ct_backend_reg *reg);
+CT_API size_t ct_backend_reg_dev_count(const ct_backend_reg *reg);
+CT_API ct_device *ct_backend_reg_dev_get(const ct_backend_reg *reg, size_t index);
+
+/* All devices of all registrations, CPU first. */
+CT_API size_t ct_device_count(void);
+CT_API ct_device *ct_device_get(size_t index);
+CT_API ct_device *ct_device_by_name(const char *name);             /* case-insensitive; NULL if none */
+CT_API ct_device *ct_device_by_type(ct_device_type type);          /* the first of that type, or NULL */
+
+CT_API const char *ct_device_name(const ct_device *dev);
+CT_API const char *ct_device_description(const ct_device *dev);
+CT_API ct_device_type ct_device_get_type(const ct_device *dev);
+CT_API ct_status ct_device_memory(const ct_device *dev, size_t *free_bytes, size_t *total_bytes);
+CT_API ct_status ct_device_get_props(const ct_device *dev, ct_device_props *props);
+CT_API ct_backend_reg *ct_device_reg(const ct_device *dev);
+/* The device's preferred buffer type. */
+CT_API ct_buffer_type *ct_device_buffer_type(const ct_device *dev);
+/* A host buffer type faster to transfer from, or NULL when the device has none. */
+CT_API ct_buffer_type *ct_device_host_buffer_type(const ct_device *dev);
+/* Wraps caller memory (which must outlive the buffer) in a buffer of the device.
+ * Any tensor of at most max_tensor_size bytes inside it is usable by the device.
+ * CT_UNSUPPORTED when the device lacks the cap. */
+CT_API ct_status ct_device_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size, size_t max_tensor_size,
+                                                ct_buffer **buffer);
+/* Exact: what it accepts, compute does correctly; what it refuses, compute refuses. */
+CT_API bool ct_device_supports_op(const ct_device *dev, const ct_tensor *op);
+CT_API bool ct_device_supports_buft(const ct_device *dev, const ct_buffer_type *buft);
+/* params may be NULL (defaults). */
+CT_API ct_status ct_device_init_backend(ct_device *dev, const char *params, ct_backend **backend);
+
+/* Buffer types. */
+CT_API const char *ct_buffer_type_name(const ct_buffer_type *buft);
+CT_API ct_status ct_buffer_type_alloc(ct_buffer_type *buft, size_t size, ct_buffer **buffer);
+CT_API size_t ct_buffer_type_alignment(const ct_buffer_type *buft);
+CT_API size_t ct_buffer_type_max_size(const ct_buffer_type *buft);
+/* Bytes the tensor takes in this type's buffers (>= ct_nbytes). */
+CT_API ct_status ct_buffer_type_alloc_size(const ct_buffer_type *buft, const ct_tensor *t, size_t *size);
+CT_API bool ct_buffer_type_is_host(const ct_buffer_type *buft);
+CT_API ct_device *ct_buffer_type_device(const ct_buffer_type *buft);
+
+/* Buffers. */
+typedef enum ct_buffer_usage {
+    CT_BUFFER_USAGE_ANY = 0,
+    CT_BUFFER_USAGE_WEIGHTS = 1,
+    CT_BUFFER_USAGE_COMPUTE = 2,
+} ct_buffer_usage;
+
+CT_API void ct_buffer_free(ct_buffer *buffer); /* NULL is a no-op */
+CT_API void *ct_buffer_base(const ct_buffer *buffer); /* NULL for a zero-size buffer */
+CT_API size_t ct_buffer_size(const ct_buffer *buffer);
+CT_API ct_buffer_type *ct_buffer_get_type(const ct_buffer *buffer);
+CT_API bool ct_buffer_is_host(const ct_buffer *buffer);
+CT_API ct_status ct_buffer_clear(ct_buffer *buffer, uint8_t value);
+CT_API void ct_buffer_set_usage(ct_buffer *buffer, ct_buffer_usage usage);
+CT_API ct_buffer_usage ct_buffer_get_usage(const ct_buffer *buffer);
+/* Places t (which has no data yet) at addr inside buffer; the whole
+ * ct_buffer_type_alloc_size must fit in [base, base + size). */
+CT_API ct_status ct_buffer_alloc_tensor(ct_buffer *buffer, ct_tensor *t, void *addr);
+/* Gives a view tensor its buffer and data from its view_src. */
+CT_API ct_status ct_buffer_init_view(ct_tensor *view);
+
+/* Allocates every tensor of a no-alloc context that has no data yet in new
+ * buffers of buft, packed with the type's alignment, split into several buffers
+ * when one would exceed the type's max size (the returned buffer then owns
+ * them all). Views get their data from their roots. CT_OK with *buffer = NULL
+ * when there was nothing to allocate. */
+CT_API ct_status ct_context_alloc_tensors(ct_context *ctx, ct_buffer_type *buft, ct_buffer **buffer);
+
+/* Tensor data transfer; offset and size in bytes within ct_nbytes(t). The tensor
+ * (or its view_src) must be allocated in a buffer. */
+CT_API ct_status ct_tensor_set(ct_tensor *t, const void *data, size_t offset, size_t size);
+CT_API ct_status ct_tensor_get(const ct_tensor *t, void *data, size_t offset, size_t size);
+CT_API ct_status ct_tensor_memset(ct_tensor *t, uint8_t value, size_t offset, size_t size);
+
+/* Backends. */
+typedef bool (*ct_abort_callback)(void *user_data); /* return true to stop the compute */
+
+CT_API ct_status ct_backend_init_by_name(const char *device_name, const char *params, ct_backend **backend);
+/* The first GPU, else the first accelerator, else the CPU. */
+CT_API ct_status ct_backend_init_best(ct_backend **backend);
+CT_API ct_status ct_backend_cpu_init(ct_backend **backend);
+CT_API void ct_backend_free(ct_backend *backend); /* NULL is a no-op */
+CT_API const char *ct_backend_name(const ct_backend *backend);
+CT_API ct_device *ct_backend_get_device(const ct_backend *backend);
+CT_API ct_buffer_type *ct_backend_buffer_type(const ct_backend *backend);
+CT_API bool ct_backend_supports_op(const ct_backend *backend, const ct_tensor *op);
+/* Computes the nodes in order. Every node must be supported (else CT_UNSUPPORTED,
+ * nothing computed) and allocated in buffers the device supports. Synchronous
+ * unless the device has the async cap; then ct_backend_synchronize waits. */
+CT_API ct_status ct_backend_graph_compute(ct_backend *backend, ct_graph *graph);
+CT_API ct_status ct_backend_synchronize(ct_backend *backend);
+/* Checked between nodes. */
+CT_API void ct_backend_set_abort_callback(ct_backend *backend, ct_abort_callback callback, void *user_data);
+/* CPU backend only (CT_INVALID_ARGUMENT otherwise): worker threads, n >= 1. */
+CT_API ct_status ct_backend_cpu_set_n_threads(ct_backend *backend, int n_threads);
+CT_API bool ct_backend_is_cpu(const ct_backend *backend);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CTENSOR_H */

@@ -1,0 +1,56 @@
+/* Internal helpers shared by every layer: error recording, logging, checked
+ * size arithmetic and allocation through the caller's hooks. Not installed. */
+#ifndef CT_CORE_INTERNAL_H
+#define CT_CORE_INTERNAL_H
+
+#include "ctensor.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#  define CT_PRINTF(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
+#else
+#  define CT_PRINTF(fmt_index, first_arg)
+#endif
+
+/* Records status and a printf-style message as this thread's last error, logs it
+ * at debug level, and returns status, so that `return ct_fail(...)` reads well.
+ * Convention: the message starts with the public function's name,
+ * "ct_set_rows: src ne[0]=255 but dst ne[0]=256". */
+ct_status ct_fail(ct_status status, const char *fmt, ...) CT_PRINTF(2, 3);
+ct_status ct_failv(ct_status status, const char *fmt, va_list ap);
+
+/* The same for constructors returning a pointer: records, then returns NULL. */
+#define CT_FAIL_NULL(status, ...) ((void)ct_fail((status), __VA_ARGS__), (void *)0)
+
+/* Logs through the caller's callback when level >= the set minimum. */
+void ct_log(ct_log_level level, const char *fmt, ...) CT_PRINTF(2, 3);
+
+/* Allocation through the hooks of ct_set_allocator. ct_malloc aligns to 16 bytes
+ * (the largest scalar alignment); ct_calloc zeroes; a zero size allocates 1 byte
+ * so that NULL always means failure. They do not record an error: callers do. */
+void *ct_malloc(size_t size);
+void *ct_calloc(size_t count, size_t size);
+void *ct_aligned_alloc(size_t alignment, size_t size);
+void ct_free(void *ptr);
+
+/* Checked arithmetic: return false (leaving *out unspecified) on overflow. */
+static inline bool ct_mul_size(size_t a, size_t b, size_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline bool ct_add_size(size_t a, size_t b, size_t *out) { return !__builtin_add_overflow(a, b, out); }
+static inline bool ct_mul_i64(int64_t a, int64_t b, int64_t *out) { return !__builtin_mul_overflow(a, b, out); }
+static inline bool ct_add_i64(int64_t a, int64_t b, int64_t *out) { return !__builtin_add_overflow(a, b, out); }
+/* Rounds up to a multiple of align (a power of two); false on overflow. */
+static inline bool ct_align_up(size_t v, size_t align, size_t *out) {
+    size_t t;
+    if (!ct_add_size(v, align - 1, &t)) return false;
+    *out = t & ~(align - 1);
+    return true;
+}
+
+#define CT_UNUSED(x) ((void)(x))
+#define CT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif

@@ -1,0 +1,73 @@
+/* A minimal test harness: CHECK macros that count failures and keep going, a
+ * seeded random generator (seed printed, CT_TEST_SEED overrides), and helpers
+ * for comparing bit patterns. */
+#ifndef CT_TESTUTIL_H
+#define CT_TESTUTIL_H
+
+#include "ctensor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+extern int tu_failures;
+extern int tu_checks;
+
+#define CHECK(cond)                                                                        \
+    do {                                                                                   \
+        tu_checks++;                                                                       \
+        if (!(cond)) {                                                                     \
+            tu_failures++;                                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);       \
+        }                                                                                  \
+    } while (0)
+
+#define CHECK_MSG(cond, ...)                                                               \
+    do {                                                                                   \
+        tu_checks++;                                                                       \
+        if (!(cond)) {                                                                     \
+            tu_failures++;                                                                 \
+            fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);       \
+            fprintf(stderr, __VA_ARGS__);                                                  \
+            fputc('\n', stderr);                                                           \
+        }                                                                                  \
+    } while (0)
+
+/* Checks that the last call failed with `status` and that ct_last_error()
+ * contains `substring`. */
+#define CHECK_ERROR(status, substring)                                                     \
+    do {                                                                                   \
+        tu_checks++;                                                                       \
+        if (ct_last_status() != (status) || !strstr(ct_last_error(), (substring))) {       \
+            tu_failures++;                                                                 \
+            fprintf(stderr, "%s:%d: expected %s with \"%s\", got %s: \"%s\"\n", __FILE__,  \
+                    __LINE__, ct_status_str(status), (substring),                          \
+                    ct_status_str(ct_last_status()), ct_last_error());                     \
+        }                                                                                  \
+    } while (0)
+
+/* Prints the seed; call once at the start of main. */
+void tu_init(const char *test_name);
+/* Prints the summary and returns the exit code for main. */
+int tu_finish(void);
+
+uint64_t tu_rand_u64(void);
+uint32_t tu_rand_u32(void);
+/* Uniform in [lo, hi). */
+float tu_rand_uniform(float lo, float hi);
+/* Standard normal. */
+float tu_rand_normal(void);
+/* An integer in [0, n). */
+int64_t tu_rand_below(int64_t n);
+/* Fills with uniform floats in [lo, hi). */
+void tu_fill_uniform(float *x, size_t n, float lo, float hi);
+/* Fills with random bytes. */
+void tu_fill_bytes(void *p, size_t n);
+
+static inline uint32_t tu_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float tu_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+/* Equal bit patterns, or both NaN. */
+static inline bool tu_same_f32(float a, float b) { return tu_f32_bits(a) == tu_f32_bits(b) || (a != a && b != b); }
+
+#endif
