@@ -105,6 +105,12 @@ struct ct_backend_reg {
     void *context;
 };
 
+/* Optional, found through get_proc_address: releases what a registration holds
+ * (device contexts). The registry calls it once, at exit, after which no device
+ * of the registration is used. */
+#define CT_BACKEND_REG_RELEASE_PROC "ct_backend_reg_release"
+typedef void (*ct_backend_reg_release_fn)(ct_backend_reg *reg);
+
 /* ---- backend (a stream on one device) ------------------------------------ */
 
 typedef struct ct_backend_i {
@@ -124,6 +130,7 @@ struct ct_backend {
 
 /* The built-in registrations, called once by the registry's initialization. */
 ct_backend_reg *ct_backend_cpu_reg(void);
+ct_backend_reg *ct_backend_ref_reg(void);
 
 #ifdef __cplusplus
 }
