@@ -263,6 +263,10 @@ typedef struct ct_tensor {
 typedef struct ct_context ct_context;
 typedef struct ct_graph ct_graph;
 
+/* Each tensor takes ct_tensor_overhead() bytes of arena plus, unless no_alloc, its
+ * ct_nbytes rounded up to CT_MEM_ALIGN; views and op results count as tensors. Only
+ * whole CT_MEM_ALIGN units of mem_size are used. mem_size 0 is a valid, empty
+ * context: every creation in it fails with CT_OUT_OF_MEMORY. */
 typedef struct ct_context_params {
     size_t mem_size;   /* arena bytes: tensor headers, data (unless no_alloc) and graphs */
     void *mem_buffer;  /* caller memory for the arena (aligned to CT_MEM_ALIGN), or NULL: the context allocates */
@@ -327,7 +331,8 @@ CT_API ct_tensor *ct_reshape_1d(ct_context *ctx, ct_tensor *a, int64_t ne0);
 CT_API ct_tensor *ct_reshape_2d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1);
 CT_API ct_tensor *ct_reshape_3d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2);
 CT_API ct_tensor *ct_reshape_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
-/* a's dim i moves to position axis_i; the axes must be a permutation of 0..3. */
+/* a's dim i moves to position axis_i; the axes must be a permutation of 0..3.
+ * Dim 0 of a block-quantized tensor cannot move (so no transpose of one). */
 CT_API ct_tensor *ct_permute(ct_context *ctx, ct_tensor *a, int axis0, int axis1, int axis2, int axis3);
 CT_API ct_tensor *ct_transpose(ct_context *ctx, ct_tensor *a);
 
@@ -338,8 +343,9 @@ CT_API ct_tensor *ct_transpose(ct_context *ctx, ct_tensor *a);
 /* rows of a selected by I32 indices b: result [a.ne0, b.ne0, b.ne1, b.ne2], F32 (I32 when a is I32). */
 CT_API ct_tensor *ct_get_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b);
 /* a[:, c[i, i2 % c.ne1, i3 % c.ne2], i2, i3] = convert(b[:, i, i2, i3]); b F32 or F16, c I64 or I32.
- * Returns a view of a (written in place). Duplicate indices: the last row written wins on the
- * CPU backend; backends may differ, and no write goes outside a. */
+ * Returns a view of a (written in place). Duplicate indices: on the CPU backend the source row
+ * with the largest i wins (each destination row is written by one thread, in source order), for
+ * any thread count; other backends may differ, and no write goes outside a. */
 CT_API ct_tensor *ct_set_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c);
 /* dst[i0,i1,i2,i3] = sum_k a[k,i0,i2/r2,i3/r3] * b[k,i1,i2,i3]; result F32 [a.ne1, b.ne1, b.ne2, b.ne3]. */
 CT_API ct_tensor *ct_mul_mat(ct_context *ctx, ct_tensor *a, ct_tensor *b);
@@ -351,13 +357,15 @@ CT_API ct_tensor *ct_dup(ct_context *ctx, ct_tensor *a);
 CT_API ct_tensor *ct_cont(ct_context *ctx, ct_tensor *a);
 /* A new tensor of a's shape and the given type holding a converted copy (op CPY). */
 CT_API ct_tensor *ct_cast(ct_context *ctx, ct_tensor *a, ct_type type);
-/* Row-wise normalizations of F32 rows; eps >= 0 and finite, stored in op_params[0]. */
+/* Row-wise normalizations of F32 rows (F32 only: no backend computes another
+ * type); eps >= 0 and finite, stored in op_params[0]. */
 CT_API ct_tensor *ct_norm(ct_context *ctx, ct_tensor *a, float eps);
 CT_API ct_tensor *ct_rms_norm(ct_context *ctx, ct_tensor *a, float eps);
 CT_API ct_tensor *ct_l2_norm(ct_context *ctx, ct_tensor *a, float eps);
 /* Normalizes groups of ceil(ne2/n_groups) channels along dim 2; op_params[0] = n_groups, [1] = eps. */
 CT_API ct_tensor *ct_group_norm(ct_context *ctx, ct_tensor *a, int n_groups, float eps);
-/* Sum of each row: [1, ne1, ne2, ne3] of a's type. */
+/* Sum of each row: [1, ne1, ne2, ne3] of a's type, which must be F32 (the only
+ * type any backend computes). */
 CT_API ct_tensor *ct_sum_rows(ct_context *ctx, ct_tensor *a);
 /* Mean of each row: [1, ne1, ne2, ne3] F32. */
 CT_API ct_tensor *ct_mean(ct_context *ctx, ct_tensor *a);
@@ -369,13 +377,17 @@ CT_API int32_t ct_op_param_i32(const ct_tensor *t, int i);
 /* Graphs live in a context's arena. */
 CT_API ct_graph *ct_graph_new(ct_context *ctx, size_t max_nodes);
 /* Appends out and everything it depends on, in topological order (sources first).
- * A node already in the graph is not added twice. CT_OUT_OF_MEMORY when full. */
+ * Dependencies are src[] and view_src (so SET_ROWS runs after the producer of
+ * the tensor it writes). Tensors with op NONE are leafs, the others nodes.
+ * A node already in the graph is not added twice. CT_OUT_OF_MEMORY when full,
+ * with the graph left as it was. */
 CT_API ct_status ct_graph_build_forward(ct_graph *graph, ct_tensor *out);
 CT_API int ct_graph_n_nodes(const ct_graph *graph);
 CT_API ct_tensor *ct_graph_node(const ct_graph *graph, int i); /* negative i counts from the end */
 CT_API int ct_graph_n_leafs(const ct_graph *graph);
 CT_API ct_tensor *ct_graph_leaf(const ct_graph *graph, int i);
-/* A graph holding nodes [i0, i1) of g, sharing its tensors (for one-node computes). */
+/* A graph holding nodes [i0, i1) of g, sharing its tensors (for one-node computes).
+ * It has no leafs and is read-only: ct_graph_build_forward refuses it. */
 CT_API ct_graph *ct_graph_view(ct_context *ctx, const ct_graph *graph, int i0, int i1);
 
 
@@ -481,7 +493,7 @@ typedef enum ct_buffer_usage {
 } ct_buffer_usage;
 
 CT_API void ct_buffer_free(ct_buffer *buffer); /* NULL is a no-op */
-CT_API void *ct_buffer_base(const ct_buffer *buffer); /* NULL for a zero-size buffer */
+CT_API void *ct_buffer_base(const ct_buffer *buffer); /* NULL for a zero-size buffer or a multi-buffer */
 CT_API size_t ct_buffer_size(const ct_buffer *buffer);
 CT_API ct_buffer_type *ct_buffer_get_type(const ct_buffer *buffer);
 CT_API bool ct_buffer_is_host(const ct_buffer *buffer);
@@ -513,6 +525,10 @@ typedef bool (*ct_abort_callback)(void *user_data); /* return true to stop the c
 CT_API ct_status ct_backend_init_by_name(const char *device_name, const char *params, ct_backend **backend);
 /* The first GPU, else the first accelerator, else the CPU. */
 CT_API ct_status ct_backend_init_best(ct_backend **backend);
+/* The CPU backend: device "CPU", buffer type "CPU" (host memory, 64-byte aligned).
+ * Its device uses any buffer type whose is_host is true, since it reads tensor
+ * memory directly. params of ct_device_init_backend: "n_threads=N" (default:
+ * the online CPUs); the worker threads start at the first compute. */
 CT_API ct_status ct_backend_cpu_init(ct_backend **backend);
 CT_API void ct_backend_free(ct_backend *backend); /* NULL is a no-op */
 CT_API const char *ct_backend_name(const ct_backend *backend);

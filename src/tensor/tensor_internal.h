@@ -1,0 +1,96 @@
+/* Internal to the tensors-and-graphs layer and the op constructors: the context
+ * arena, the graph layout, and helpers that build tensors and describe them in
+ * error messages. Backends may read struct ct_graph; they change nothing here. */
+#ifndef CT_TENSOR_INTERNAL_H
+#define CT_TENSOR_INTERNAL_H
+
+#include "ctensor.h"
+#include "core/internal.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A tensor as carved from an arena: the public struct first (so a ct_tensor *
+ * converts back), then the creation-order link. */
+typedef struct ct_tensor_obj {
+    ct_tensor tensor;
+    struct ct_tensor_obj *next;
+} ct_tensor_obj;
+
+struct ct_context {
+    uint8_t *mem;          /* arena base, CT_MEM_ALIGN-aligned; NULL when mem_size is 0 */
+    size_t mem_size;
+    size_t used;           /* always a multiple of CT_MEM_ALIGN */
+    bool mem_owned;
+    bool no_alloc;
+    ct_tensor_obj *first;
+    ct_tensor_obj *last;
+};
+
+/* One frame of the explicit depth-first stack: the tensor and the next source
+ * to visit (0..CT_MAX_SRC-1 are src[], CT_MAX_SRC is view_src). */
+typedef struct ct_graph_frame {
+    ct_tensor *tensor;
+    int next;
+} ct_graph_frame;
+
+struct ct_graph {
+    int size;              /* capacity of nodes and of leafs */
+    int n_nodes;
+    int n_leafs;
+    ct_tensor **nodes;
+    ct_tensor **leafs;
+    ct_tensor **hash;      /* open addressing set of nodes and leafs; NULL in a view */
+    size_t hash_size;      /* a power of two, at least 2 * (2 * size) */
+    ct_graph_frame *stack; /* 2 * size frames: every frame is a distinct tensor bound for the graph */
+    bool is_view;
+};
+
+/* Carves size bytes (rounded up to CT_MEM_ALIGN) from the arena, or records
+ * CT_OUT_OF_MEMORY naming func and what and returns NULL. */
+void *ct_context_alloc(ct_context *ctx, size_t size, const char *func, const char *what);
+
+/* Appends t (which must lie in ctx's arena, zeroed) to the creation-order list. */
+void ct_context_link(ct_context *ctx, ct_tensor_obj *obj);
+
+/* "role" or "role \"name\"", for messages: ct_tensor_label(a, "src").s. The
+ * array lives until the end of the full expression that calls it. */
+typedef struct ct_label {
+    char s[CT_MAX_NAME + 32];
+} ct_label;
+ct_label ct_tensor_label(const ct_tensor *t, const char *role);
+
+/* Validates type and shape (ne >= 0, ne[0] a multiple of the block size, the
+ * element count fitting int64 and the byte size fitting INT64_MAX) and computes
+ * contiguous strides and the byte size. Records a message naming func and role. */
+ct_status ct_tensor_layout(const char *func, const char *role, ct_type type, const int64_t ne[CT_MAX_DIMS],
+                           size_t nb[CT_MAX_DIMS], size_t *nbytes);
+
+/* Bytes spanned by a tensor of this type, shape and strides (ct_nbytes), false
+ * on overflow. */
+bool ct_tensor_span(ct_type type, const int64_t ne[CT_MAX_DIMS], const size_t nb[CT_MAX_DIMS], size_t *nbytes);
+
+/* A new contiguous tensor with data (unless the context is no_alloc): checks,
+ * then one arena allocation for header and data. */
+ct_tensor *ct_tensor_new_impl(ct_context *ctx, const char *func, ct_type type, const int64_t ne[CT_MAX_DIMS]);
+
+/* A view of a: shape ne and strides nb (nb[0] included), starting offset bytes
+ * into a. Checks that it lies inside the root's bytes; op VIEW, src[0] = a,
+ * op_params = offset. */
+ct_tensor *ct_view_impl(ct_context *ctx, const char *func, ct_tensor *a, const int64_t ne[CT_MAX_DIMS],
+                        const size_t nb[CT_MAX_DIMS], size_t offset);
+
+/* t's name becomes "<a's name><suffix>", truncated to CT_MAX_NAME-1; unchanged
+ * when a has no name. */
+void ct_tensor_name_from(ct_tensor *t, const ct_tensor *a, const char *suffix);
+
+/* NULL checks shared by the op constructors: ctx, then each tensor whose role is
+ * non-NULL ("ct_get_rows: indices (b) is NULL"). */
+ct_status ct_op_check_args(const char *func, const ct_context *ctx, const ct_tensor *a, const char *role_a,
+                           const ct_tensor *b, const char *role_b, const ct_tensor *c, const char *role_c);
+
+/* op_params as float bits. */
+void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
+
+#endif

@@ -1,0 +1,408 @@
+/* Op constructors: result type, shape, strides, op, sources and op_params for
+ * good inputs (broadcasts, views, permutes, one-element and empty dims), and the
+ * NULL result, status and message for every violated precondition. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static ct_context *ctx;
+
+static ct_tensor *T4(ct_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3) {
+    ct_tensor *t = ct_tensor_new_4d(ctx, type, ne0, ne1, ne2, ne3);
+    CHECK_MSG(t != NULL, "%s", ct_last_error());
+    return t;
+}
+
+static bool shape_is(const ct_tensor *t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3) {
+    return t && t->ne[0] == ne0 && t->ne[1] == ne1 && t->ne[2] == ne2 && t->ne[3] == ne3;
+}
+
+/* A fresh (non-view) result with contiguous strides, own data, given type and shape. */
+static bool fresh(const ct_tensor *t, ct_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3) {
+    if (!t || t->type != type || !shape_is(t, ne0, ne1, ne2, ne3) || t->view_src != NULL) return false;
+    size_t nb = ct_type_size(type);
+    if (t->nb[0] != nb) return false;
+    nb *= (size_t)(ne0 / ct_type_block_size(type));
+    for (int i = 1; i < 4; i++) {
+        if (t->nb[i] != nb) return false;
+        nb *= (size_t)t->ne[i];
+    }
+    return t->data != NULL && t->buffer == NULL;
+}
+
+static bool srcs_are(const ct_tensor *t, const ct_tensor *s0, const ct_tensor *s1) {
+    if (!t || t->src[0] != s0 || t->src[1] != s1) return false;
+    for (int i = 2; i < CT_MAX_SRC; i++) {
+        if (t->src[i] != NULL) return false;
+    }
+    return true;
+}
+
+static bool params_zero_from(const ct_tensor *t, int i0) {
+    for (int i = i0; i < 16; i++) {
+        if (t->op_params[i] != 0) return false;
+    }
+    return true;
+}
+
+static void test_get_rows(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 5, 7, 3, 2);
+    ct_tensor *b = T4(CT_TYPE_I32, 4, 3, 2, 1);
+    ct_tensor *r = ct_get_rows(ctx, a, b);
+    CHECK(fresh(r, CT_TYPE_F32, 5, 4, 3, 2) && r->op == CT_OP_GET_ROWS && srcs_are(r, a, b) && params_zero_from(r, 0));
+    /* Quantized and F16 sources give F32; I32 stays I32. */
+    ct_tensor *q = T4(CT_TYPE_Q4_0, 64, 10, 1, 1);
+    ct_tensor *b1 = T4(CT_TYPE_I32, 3, 1, 1, 1);
+    CHECK(fresh(ct_get_rows(ctx, q, b1), CT_TYPE_F32, 64, 3, 1, 1));
+    CHECK(fresh(ct_get_rows(ctx, T4(CT_TYPE_F16, 6, 2, 1, 1), b1), CT_TYPE_F32, 6, 3, 1, 1));
+    CHECK(fresh(ct_get_rows(ctx, T4(CT_TYPE_I32, 6, 2, 1, 1), b1), CT_TYPE_I32, 6, 3, 1, 1));
+    /* Permuted source, a view of the indices, empty and one-element index sets. */
+    ct_tensor *p = ct_permute(ctx, T4(CT_TYPE_F32, 5, 3, 7, 2), 0, 2, 1, 3); /* [5,7,3,2] */
+    ct_tensor *bv = ct_view_3d(ctx, T4(CT_TYPE_I32, 8, 3, 2, 1), 4, 3, 2, 32, 96, 0);
+    r = ct_get_rows(ctx, p, bv);
+    CHECK(fresh(r, CT_TYPE_F32, 5, 4, 3, 2) && srcs_are(r, p, bv));
+    CHECK(fresh(ct_get_rows(ctx, a, T4(CT_TYPE_I32, 0, 3, 2, 1)), CT_TYPE_F32, 5, 0, 3, 2));
+    CHECK(fresh(ct_get_rows(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1), T4(CT_TYPE_I32, 1, 1, 1, 1)), CT_TYPE_F32, 1, 1, 1, 1));
+
+    CHECK(ct_get_rows(ctx, a, T4(CT_TYPE_F32, 4, 3, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: indices type=f32 but must be i32");
+    CHECK(ct_get_rows(ctx, a, T4(CT_TYPE_I64, 4, 3, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: indices type=i64 but must be i32");
+    CHECK(ct_get_rows(ctx, a, T4(CT_TYPE_I32, 4, 3, 2, 2)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: indices ne[3]=2 but must be 1");
+    CHECK(ct_get_rows(ctx, a, T4(CT_TYPE_I32, 4, 2, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: src ne[2]=3 but indices ne[1]=2");
+    CHECK(ct_get_rows(ctx, a, T4(CT_TYPE_I32, 4, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: src ne[3]=2 but indices ne[2]=1");
+    ct_tensor_set_name(a, "tok_embd");
+    CHECK(ct_get_rows(ctx, a, T4(CT_TYPE_I32, 4, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: src \"tok_embd\" ne[3]=2 but indices ne[2]=1");
+    CHECK(ct_get_rows(NULL, a, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: ctx is NULL");
+    CHECK(ct_get_rows(ctx, NULL, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: a is NULL");
+    CHECK(ct_get_rows(ctx, a, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_get_rows: b is NULL");
+}
+
+static void test_set_rows(void) {
+    ct_tensor *a = T4(CT_TYPE_F16, 8, 10, 3, 2);
+    ct_tensor *b = T4(CT_TYPE_F32, 8, 4, 3, 2);
+    /* Indices broadcast over b's dims 2 and 3: c.ne1 = 1 divides 3, c.ne2 = 2 divides 2. */
+    ct_tensor *c = T4(CT_TYPE_I64, 4, 1, 2, 1);
+    ct_tensor *r = ct_set_rows(ctx, a, b, c);
+    CHECK(r && r->op == CT_OP_SET_ROWS && srcs_are(r, b, c) && r->view_src == a && r->view_offs == 0);
+    CHECK(r && r->type == a->type && ct_are_same_shape(r, a) && memcmp(r->nb, a->nb, sizeof a->nb) == 0);
+    CHECK(r && r->data == a->data && params_zero_from(r, 0));
+    /* Quantized destination, F16 source, I32 indices, full index tensor. */
+    ct_tensor *q = T4(CT_TYPE_Q8_0, 64, 10, 1, 1);
+    r = ct_set_rows(ctx, q, T4(CT_TYPE_F16, 64, 3, 1, 1), T4(CT_TYPE_I32, 3, 1, 1, 1));
+    CHECK(r && r->type == CT_TYPE_Q8_0 && r->view_src == q && ct_are_same_shape(r, q));
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I32, 4, 3, 2, 1)) != NULL);
+    /* Destination a view (rows 2.. of a cache): the result is a view of the root at its offset. */
+    ct_tensor *cache = T4(CT_TYPE_F32, 16, 12, 1, 1);
+    ct_tensor *dv = ct_view_2d(ctx, cache, 16, 10, cache->nb[1], 2 * cache->nb[1]);
+    r = ct_set_rows(ctx, dv, T4(CT_TYPE_F32, 16, 5, 1, 1), T4(CT_TYPE_I64, 5, 1, 1, 1));
+    CHECK(r && r->view_src == cache && r->view_offs == 128 && r->data == dv->data && ct_are_same_shape(r, dv));
+    /* Permuted destination and source (dims 1 and 2 swapped): rows stay packed. */
+    ct_tensor *ap = ct_permute(ctx, T4(CT_TYPE_F32, 8, 3, 10, 1), 0, 2, 1, 3); /* [8,10,3,1] */
+    ct_tensor *bp = ct_permute(ctx, T4(CT_TYPE_F32, 8, 3, 4, 1), 0, 2, 1, 3); /* [8,4,3,1] */
+    r = ct_set_rows(ctx, ap, bp, T4(CT_TYPE_I64, 4, 3, 1, 1));
+    CHECK(r && memcmp(r->nb, ap->nb, sizeof ap->nb) == 0 && r->view_src == ap->view_src);
+    /* Empty: no rows to write; empty batch dims with empty index dims. */
+    CHECK(ct_set_rows(ctx, a, T4(CT_TYPE_F32, 8, 0, 3, 2), T4(CT_TYPE_I64, 0, 3, 2, 1)) != NULL);
+    CHECK(ct_set_rows(ctx, T4(CT_TYPE_F32, 8, 10, 0, 2), T4(CT_TYPE_F32, 8, 4, 0, 2), T4(CT_TYPE_I64, 4, 0, 2, 1)) !=
+          NULL);
+    CHECK(ct_set_rows(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1), T4(CT_TYPE_F32, 1, 1, 1, 1), T4(CT_TYPE_I64, 1, 1, 1, 1)) !=
+          NULL);
+
+    /* Every precondition, one at a time. */
+    CHECK(ct_set_rows(ctx, T4(CT_TYPE_F32, 256, 4, 1, 1), T4(CT_TYPE_F32, 255, 2, 1, 1), T4(CT_TYPE_I64, 2, 1, 1, 1)) ==
+          NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[0]=255 but dst ne[0]=256");
+    CHECK(ct_set_rows(ctx, a, T4(CT_TYPE_I32, 8, 4, 3, 2), c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src type=i32 but must be f32 or f16");
+    CHECK(ct_set_rows(ctx, a, T4(CT_TYPE_BF16, 8, 4, 3, 2), c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src type=bf16 but must be f32 or f16");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_F32, 4, 1, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: indices type=f32 but must be i64 or i32");
+    CHECK(ct_set_rows(ctx, a, T4(CT_TYPE_F32, 8, 4, 2, 2), c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[2]=2 but dst ne[2]=3");
+    CHECK(ct_set_rows(ctx, a, T4(CT_TYPE_F32, 8, 4, 3, 1), c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[3]=1 but dst ne[3]=2");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I64, 5, 1, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[1]=4 but indices ne[0]=5");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I64, 4, 2, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[2]=3 is not a multiple of indices ne[1]=2");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I64, 4, 0, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[2]=3 is not a multiple of indices ne[1]=0");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I64, 4, 1, 3, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[3]=2 is not a multiple of indices ne[2]=3");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I64, 4, 1, 0, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[3]=2 is not a multiple of indices ne[2]=0");
+    CHECK(ct_set_rows(ctx, a, b, T4(CT_TYPE_I64, 4, 1, 2, 2)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: indices ne[3]=2 but must be 1");
+    ct_tensor *at = ct_transpose(ctx, T4(CT_TYPE_F32, 10, 8, 1, 1)); /* [8,10], nb0 = 40 */
+    CHECK(ct_set_rows(ctx, at, T4(CT_TYPE_F32, 8, 4, 1, 1), T4(CT_TYPE_I64, 4, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: dst rows are not contiguous (nb[0]=40, type size 4)");
+    ct_tensor *bt = ct_transpose(ctx, T4(CT_TYPE_F32, 4, 8, 1, 1)); /* [8,4], nb0 = 16 */
+    CHECK(ct_set_rows(ctx, T4(CT_TYPE_F32, 8, 10, 1, 1), bt, T4(CT_TYPE_I64, 4, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src rows are not contiguous (nb[0]=16, type size 4)");
+    ct_tensor_set_name(a, "cache_k");
+    CHECK(ct_set_rows(ctx, a, T4(CT_TYPE_F32, 7, 4, 3, 2), c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: src ne[0]=7 but dst \"cache_k\" ne[0]=8");
+    CHECK(ct_set_rows(NULL, a, b, c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: ctx is NULL");
+    CHECK(ct_set_rows(ctx, NULL, b, c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: a is NULL");
+    CHECK(ct_set_rows(ctx, a, NULL, c) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: b is NULL");
+    CHECK(ct_set_rows(ctx, a, b, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_rows: c is NULL");
+}
+
+static void test_mul_mat(void) {
+    ct_tensor *a = T4(CT_TYPE_F16, 32, 6, 2, 3);
+    ct_tensor *b = T4(CT_TYPE_F32, 32, 5, 4, 6); /* broadcast a by 2 and 2 */
+    ct_tensor *r = ct_mul_mat(ctx, a, b);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 5, 4, 6) && r->op == CT_OP_MUL_MAT && srcs_are(r, a, b) && params_zero_from(r, 0));
+    CHECK(fresh(ct_mul_mat(ctx, T4(CT_TYPE_Q4_0, 64, 8, 1, 1), T4(CT_TYPE_F32, 64, 3, 1, 1)), CT_TYPE_F32, 8, 3, 1, 1));
+    /* Permuted operands (not transposed) are fine; so is a transposed b. */
+    ct_tensor *ap = ct_permute(ctx, T4(CT_TYPE_F32, 32, 2, 6, 3), 0, 2, 1, 3); /* [32,6,2,3] */
+    ct_tensor *bt = ct_transpose(ctx, T4(CT_TYPE_F32, 5, 32, 4, 6));          /* [32,5,4,6] */
+    CHECK(fresh(ct_mul_mat(ctx, ap, bt), CT_TYPE_F32, 6, 5, 4, 6));
+    /* One-element and empty dims. */
+    CHECK(fresh(ct_mul_mat(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1), T4(CT_TYPE_F32, 1, 1, 1, 1)), CT_TYPE_F32, 1, 1, 1, 1));
+    CHECK(fresh(ct_mul_mat(ctx, T4(CT_TYPE_F32, 4, 0, 1, 1), T4(CT_TYPE_F32, 4, 3, 1, 1)), CT_TYPE_F32, 0, 3, 1, 1));
+    CHECK(fresh(ct_mul_mat(ctx, T4(CT_TYPE_F32, 4, 2, 0, 1), T4(CT_TYPE_F32, 4, 3, 0, 1)), CT_TYPE_F32, 2, 3, 0, 1));
+    CHECK(fresh(ct_mul_mat(ctx, T4(CT_TYPE_F32, 4, 2, 3, 1), T4(CT_TYPE_F32, 4, 3, 0, 1)), CT_TYPE_F32, 2, 3, 0, 1));
+    CHECK(fresh(ct_mul_mat(ctx, T4(CT_TYPE_F32, 0, 2, 1, 1), T4(CT_TYPE_F32, 0, 3, 1, 1)), CT_TYPE_F32, 2, 3, 1, 1));
+
+    CHECK(ct_mul_mat(ctx, a, T4(CT_TYPE_F32, 16, 5, 4, 6)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: a ne[0]=32 but b ne[0]=16");
+    CHECK(ct_mul_mat(ctx, a, T4(CT_TYPE_F32, 32, 5, 3, 6)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: b ne[2]=3 is not a multiple of a ne[2]=2");
+    CHECK(ct_mul_mat(ctx, a, T4(CT_TYPE_F32, 32, 5, 4, 4)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: b ne[3]=4 is not a multiple of a ne[3]=3");
+    CHECK(ct_mul_mat(ctx, T4(CT_TYPE_F32, 4, 2, 0, 1), T4(CT_TYPE_F32, 4, 3, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: b ne[2]=2 is not a multiple of a ne[2]=0");
+    CHECK(ct_mul_mat(ctx, T4(CT_TYPE_F32, 4, 2, 1, 0), T4(CT_TYPE_F32, 4, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: b ne[3]=1 is not a multiple of a ne[3]=0");
+    ct_tensor *at = ct_transpose(ctx, T4(CT_TYPE_F32, 6, 32, 1, 1)); /* [32,6], nb [24,4] */
+    CHECK(ct_mul_mat(ctx, at, T4(CT_TYPE_F32, 32, 5, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: a is transposed: nb[0]=24 but nb[1]=4");
+    CHECK(ct_mul_mat(NULL, a, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: ctx is NULL");
+    CHECK(ct_mul_mat(ctx, NULL, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: a is NULL");
+    CHECK(ct_mul_mat(ctx, a, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat: b is NULL");
+}
+
+static void test_copies(void) {
+    /* cpy: a view of b, whatever the shapes, as long as the counts match. */
+    ct_tensor *a = T4(CT_TYPE_F32, 8, 6, 1, 1);
+    ct_tensor *b = T4(CT_TYPE_F16, 6, 8, 1, 1);
+    ct_tensor *r = ct_cpy(ctx, a, b);
+    CHECK(r && r->op == CT_OP_CPY && srcs_are(r, a, b) && r->view_src == b && r->view_offs == 0);
+    CHECK(r && r->type == CT_TYPE_F16 && ct_are_same_shape(r, b) && memcmp(r->nb, b->nb, sizeof b->nb) == 0);
+    CHECK(r && r->data == b->data && params_zero_from(r, 0));
+    ct_tensor *q = T4(CT_TYPE_Q8_0, 128, 1, 1, 1);
+    CHECK(ct_cpy(ctx, T4(CT_TYPE_F32, 64, 2, 1, 1), q) != NULL);
+    CHECK(ct_cpy(ctx, q, T4(CT_TYPE_F32, 32, 4, 1, 1)) != NULL);
+    /* Into a view of a bigger tensor, from a permuted source. */
+    ct_tensor *big = T4(CT_TYPE_F32, 8, 10, 1, 1);
+    ct_tensor *dv = ct_view_2d(ctx, big, 8, 6, big->nb[1], 4 * big->nb[1]);
+    ct_tensor *ap = ct_permute(ctx, T4(CT_TYPE_F32, 6, 8, 1, 1), 1, 0, 2, 3);
+    r = ct_cpy(ctx, ap, dv);
+    CHECK(r && r->view_src == big && r->view_offs == 128 && r->src[1] == dv && r->data == dv->data);
+    CHECK(ct_cpy(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1), T4(CT_TYPE_F16, 5, 0, 1, 1)) != NULL);
+    ct_tensor_set_name(a, "k");
+    ct_tensor_set_name(b, "cache");
+    r = ct_cpy(ctx, a, b);
+    CHECK(r && strcmp(r->name, "cache (copy of k)") == 0);
+
+    CHECK(ct_cpy(ctx, T4(CT_TYPE_F32, 8, 6, 1, 1), T4(CT_TYPE_F32, 50, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cpy: src has 48 elements but dst has 50");
+    CHECK(ct_cpy(ctx, T4(CT_TYPE_F32, 48, 4, 1, 1), T4(CT_TYPE_Q8_0, 192, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cpy: src ne[0]=48 is not a multiple of dst type q8_0's block size 32");
+    CHECK(ct_cpy(NULL, a, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cpy: ctx is NULL");
+    CHECK(ct_cpy(ctx, NULL, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cpy: a is NULL");
+    CHECK(ct_cpy(ctx, a, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cpy: b is NULL");
+
+    /* cast: a new tensor naming itself as the destination. */
+    ct_tensor *x = T4(CT_TYPE_F32, 64, 3, 2, 1);
+    r = ct_cast(ctx, x, CT_TYPE_Q4_0);
+    CHECK(fresh(r, CT_TYPE_Q4_0, 64, 3, 2, 1) && r->op == CT_OP_CPY && srcs_are(r, x, r));
+    ct_tensor *xp = ct_permute(ctx, x, 1, 0, 2, 3); /* [3,64,2,1] */
+    CHECK(fresh(ct_cast(ctx, xp, CT_TYPE_F16), CT_TYPE_F16, 3, 64, 2, 1));
+    CHECK(fresh(ct_cast(ctx, T4(CT_TYPE_Q8_0, 32, 0, 1, 1), CT_TYPE_F32), CT_TYPE_F32, 32, 0, 1, 1));
+    CHECK(ct_cast(ctx, xp, CT_TYPE_Q4_0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cast: src ne[0]=3 is not a multiple of dst type q4_0's block size 32");
+    CHECK(ct_cast(ctx, x, CT_TYPE_COUNT) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cast: type=39 is not a valid type id");
+    CHECK(ct_cast(ctx, x, (ct_type)5) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cast: type=5 is not a valid type id");
+    CHECK(ct_cast(NULL, x, CT_TYPE_F16) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cast: ctx is NULL");
+    CHECK(ct_cast(ctx, NULL, CT_TYPE_F16) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cast: a is NULL");
+
+    /* dup and cont: contiguous copies of a's type and shape. */
+    r = ct_dup(ctx, xp);
+    CHECK(fresh(r, CT_TYPE_F32, 3, 64, 2, 1) && r->op == CT_OP_DUP && srcs_are(r, xp, NULL));
+    r = ct_cont(ctx, xp);
+    CHECK(fresh(r, CT_TYPE_F32, 3, 64, 2, 1) && r->op == CT_OP_CONT && srcs_are(r, xp, NULL));
+    CHECK(fresh(ct_cont(ctx, ct_view_1d(ctx, q, 64, 34)), CT_TYPE_Q8_0, 64, 1, 1, 1));
+    CHECK(fresh(ct_dup(ctx, T4(CT_TYPE_I32, 0, 2, 1, 1)), CT_TYPE_I32, 0, 2, 1, 1));
+    CHECK(ct_dup(ctx, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_dup: a is NULL");
+    CHECK(ct_cont(NULL, x) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cont: ctx is NULL");
+}
+
+typedef ct_tensor *(*norm_fn)(ct_context *, ct_tensor *, float);
+
+static void test_norms(void) {
+    const struct {
+        norm_fn fn;
+        ct_op op;
+        const char *name;
+    } norms[] = {{ct_norm, CT_OP_NORM, "ct_norm"}, {ct_rms_norm, CT_OP_RMS_NORM, "ct_rms_norm"},
+                 {ct_l2_norm, CT_OP_L2_NORM, "ct_l2_norm"}};
+    char msg[128];
+    for (int k = 0; k < 3; k++) {
+        ct_tensor *a = T4(CT_TYPE_F32, 7, 3, 2, 1);
+        const float eps = tu_rand_uniform(0.0f, 1e-3f);
+        ct_tensor *r = norms[k].fn(ctx, a, eps);
+        CHECK(fresh(r, CT_TYPE_F32, 7, 3, 2, 1) && r->op == norms[k].op && srcs_are(r, a, NULL));
+        CHECK(r && ct_op_param_f32(r, 0) == eps && params_zero_from(r, 1));
+        /* A permuted input gives a contiguous result of its shape; eps 0 and one-element rows are fine. */
+        ct_tensor *p = ct_permute(ctx, a, 2, 0, 1, 3); /* [3,2,7,1] */
+        CHECK(fresh(norms[k].fn(ctx, p, 0.0f), CT_TYPE_F32, 3, 2, 7, 1));
+        CHECK(fresh(norms[k].fn(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1), 1e-6f), CT_TYPE_F32, 1, 1, 1, 1));
+        CHECK(fresh(norms[k].fn(ctx, T4(CT_TYPE_F32, 0, 4, 1, 1), 1e-6f), CT_TYPE_F32, 0, 4, 1, 1));
+
+        CHECK(norms[k].fn(ctx, T4(CT_TYPE_F16, 7, 3, 1, 1), 1e-6f) == NULL);
+        snprintf(msg, sizeof msg, "%s: src type=f16 but must be f32", norms[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(norms[k].fn(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), 1e-6f) == NULL);
+        snprintf(msg, sizeof msg, "%s: src type=q8_0 but must be f32", norms[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(norms[k].fn(ctx, a, -1.0f) == NULL);
+        snprintf(msg, sizeof msg, "%s: eps=-1 but must be finite and >= 0", norms[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(norms[k].fn(ctx, a, NAN) == NULL);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, "but must be finite and >= 0");
+        CHECK(norms[k].fn(ctx, a, INFINITY) == NULL);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, "eps=inf but must be finite");
+        CHECK(norms[k].fn(ctx, a, -1e-30f) == NULL);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, "eps=-1e-30");
+        CHECK(norms[k].fn(NULL, a, 0.0f) == NULL);
+        snprintf(msg, sizeof msg, "%s: ctx is NULL", norms[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(norms[k].fn(ctx, NULL, 0.0f) == NULL);
+        snprintf(msg, sizeof msg, "%s: a is NULL", norms[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+    }
+
+    ct_tensor *a = T4(CT_TYPE_F32, 4, 5, 6, 2);
+    ct_tensor *r = ct_group_norm(ctx, a, 4, 1e-6f);
+    CHECK(fresh(r, CT_TYPE_F32, 4, 5, 6, 2) && r->op == CT_OP_GROUP_NORM && srcs_are(r, a, NULL));
+    CHECK(r && ct_op_param_i32(r, 0) == 4 && ct_op_param_f32(r, 1) == 1e-6f && params_zero_from(r, 2));
+    CHECK(ct_group_norm(ctx, a, 1, 0.0f) != NULL);
+    CHECK(ct_group_norm(ctx, a, 100, 0.0f) != NULL); /* more groups than channels: empty groups */
+    CHECK(ct_group_norm(ctx, a, 0, 1e-6f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_group_norm: n_groups=0 but must be >= 1");
+    CHECK(ct_group_norm(ctx, a, -3, 1e-6f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_group_norm: n_groups=-3 but must be >= 1");
+    CHECK(ct_group_norm(ctx, a, 2, -0.5f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_group_norm: eps=-0.5 but must be finite and >= 0");
+    CHECK(ct_group_norm(ctx, T4(CT_TYPE_BF16, 4, 5, 6, 1), 2, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_group_norm: src type=bf16 but must be f32");
+    CHECK(ct_group_norm(ctx, NULL, 2, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_group_norm: a is NULL");
+}
+
+static void test_sum_rows(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 7, 3, 2, 4);
+    ct_tensor *r = ct_sum_rows(ctx, a);
+    CHECK(fresh(r, CT_TYPE_F32, 1, 3, 2, 4) && r->op == CT_OP_SUM_ROWS && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+    r = ct_mean(ctx, a);
+    CHECK(fresh(r, CT_TYPE_F32, 1, 3, 2, 4) && r->op == CT_OP_MEAN && srcs_are(r, a, NULL));
+    ct_tensor *p = ct_permute(ctx, a, 1, 0, 2, 3); /* [3,7,2,4] */
+    CHECK(fresh(ct_sum_rows(ctx, p), CT_TYPE_F32, 1, 7, 2, 4));
+    CHECK(fresh(ct_mean(ctx, ct_view_2d(ctx, a, 3, 2, a->nb[1], 8)), CT_TYPE_F32, 1, 2, 1, 1));
+    CHECK(fresh(ct_sum_rows(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1)), CT_TYPE_F32, 1, 3, 1, 1));
+    CHECK(fresh(ct_mean(ctx, T4(CT_TYPE_F32, 5, 0, 2, 1)), CT_TYPE_F32, 1, 0, 2, 1));
+    CHECK(fresh(ct_sum_rows(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1)), CT_TYPE_F32, 1, 1, 1, 1));
+
+    CHECK(ct_sum_rows(ctx, T4(CT_TYPE_F16, 7, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_sum_rows: src type=f16 but must be f32");
+    CHECK(ct_mean(ctx, T4(CT_TYPE_I32, 7, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mean: src type=i32 but must be f32");
+    CHECK(ct_sum_rows(NULL, a) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_sum_rows: ctx is NULL");
+    CHECK(ct_mean(ctx, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mean: a is NULL");
+}
+
+/* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
+ * consumes nothing; in a no_alloc context results have no data. */
+static void test_arena_full(void) {
+    const size_t oh = ct_tensor_overhead();
+    ct_context *c = ct_context_new((ct_context_params){.mem_size = 3 * oh + 3 * 64, .mem_buffer = NULL, .no_alloc = false});
+    ct_tensor *a = ct_tensor_new_1d(c, CT_TYPE_F32, 16);
+    ct_tensor *b = ct_tensor_new_1d(c, CT_TYPE_I32, 4);
+    ct_tensor *i = ct_tensor_new_1d(c, CT_TYPE_I64, 4);
+    CHECK(a && b && i && ct_context_used(c) == ct_context_size(c));
+    ct_tensor *a2 = ct_reshape_2d(c, a, 16, 1);
+    CHECK(a2 == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_reshape_2d: context arena full: tensor needs");
+    CHECK(ct_get_rows(c, a, b) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_get_rows: context arena full");
+    CHECK(ct_mul_mat(c, a, a) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_mul_mat: context arena full");
+    CHECK(ct_cpy(c, a, a) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_cpy: context arena full");
+    CHECK(ct_cast(c, a, CT_TYPE_F16) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_cast: context arena full");
+    CHECK(ct_rms_norm(c, a, 0.0f) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_rms_norm: context arena full");
+    CHECK(ct_sum_rows(c, a) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_sum_rows: context arena full");
+    CHECK(ct_transpose(c, a) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_transpose: context arena full");
+    CHECK(ct_context_used(c) == ct_context_size(c));
+    int n = 0;
+    for (ct_tensor *t = ct_context_first_tensor(c); t; t = ct_context_next_tensor(c, t)) n++;
+    CHECK(n == 3);
+    ct_context_free(c);
+
+    c = ct_context_new((ct_context_params){.mem_size = 1 << 16, .mem_buffer = NULL, .no_alloc = true});
+    a = ct_tensor_new_2d(c, CT_TYPE_F32, 64, 4);
+    ct_tensor *r = ct_rms_norm(c, a, 1e-6f);
+    ct_tensor *s = ct_set_rows(c, a, ct_tensor_new_2d(c, CT_TYPE_F32, 64, 2), ct_tensor_new_1d(c, CT_TYPE_I64, 2));
+    CHECK(r && r->data == NULL && s && s->data == NULL && s->view_src == a);
+    CHECK(ct_context_used(c) == 5 * oh);
+    ct_context_free(c);
+}
+
+int main(void) {
+    tu_init("test_ops");
+    ctx = ct_context_new((ct_context_params){.mem_size = 4 << 20, .mem_buffer = NULL, .no_alloc = false});
+    CHECK(ctx != NULL);
+    test_get_rows();
+    test_set_rows();
+    test_mul_mat();
+    test_copies();
+    test_norms();
+    test_sum_rows();
+    test_arena_full();
+    ct_context_free(ctx);
+    return tu_finish();
+}
