@@ -1,0 +1,99 @@
+/* Generic wrappers over backend objects. ct_backend_graph_compute checks the
+ * whole graph before the backend sees it, so a refused graph computes nothing. */
+#include "backend_internal.h"
+
+#include <stdio.h>
+
+void ct_backend_free(ct_backend *backend) {
+    if (backend) backend->iface.free(backend);
+}
+
+const char *ct_backend_name(const ct_backend *backend) {
+    if (!backend) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_backend_name: backend is NULL");
+    return backend->iface.get_name(backend);
+}
+
+ct_device *ct_backend_get_device(const ct_backend *backend) {
+    if (!backend) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_backend_get_device: backend is NULL");
+    return backend->device;
+}
+
+ct_buffer_type *ct_backend_buffer_type(const ct_backend *backend) {
+    if (!backend) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_backend_buffer_type: backend is NULL");
+    return ct_device_buffer_type(backend->device);
+}
+
+bool ct_backend_supports_op(const ct_backend *backend, const ct_tensor *op) {
+    return backend && ct_device_supports_op(backend->device, op);
+}
+
+ct_status ct_backend_synchronize(ct_backend *backend) {
+    if (!backend) return ct_fail(CT_INVALID_ARGUMENT, "ct_backend_synchronize: backend is NULL");
+    return backend->iface.synchronize ? backend->iface.synchronize(backend) : CT_OK;
+}
+
+void ct_backend_set_abort_callback(ct_backend *backend, ct_abort_callback callback, void *user_data) {
+    if (!backend) {
+        ct_fail(CT_INVALID_ARGUMENT, "ct_backend_set_abort_callback: backend is NULL");
+        return;
+    }
+    if (backend->iface.set_abort_callback) backend->iface.set_abort_callback(backend, callback, user_data);
+}
+
+/* "node 'name' (OP)", or "node #i (OP)" for an unnamed node. */
+static void node_label(char *out, size_t n, const ct_tensor *node, int i) {
+    if (node->name[0]) {
+        snprintf(out, n, "node '%s' (%s)", node->name, ct_op_name(node->op));
+    } else {
+        snprintf(out, n, "node #%d (%s)", i, ct_op_name(node->op));
+    }
+}
+
+/* A tensor the node reads or writes must sit in a buffer the device can use.
+ * Empty tensors are never touched, so they may stay unallocated. */
+static ct_status check_tensor(const ct_device *dev, const ct_tensor *t, const char *role, const ct_tensor *node,
+                              int i) {
+    if (ct_is_empty(t)) return CT_OK;
+    char label[CT_MAX_NAME + 48];
+    node_label(label, sizeof label, node, i);
+    ct_buffer *buf = ct_tensor_data_buffer(t);
+    if (!buf || !t->data) {
+        return ct_fail(CT_INVALID_ARGUMENT, "ct_backend_graph_compute: %s: %s '%s' is not allocated in a buffer%s",
+                       label, role, ct_backend_tensor_name(t),
+                       buf && t->view_src ? " (call ct_buffer_init_view for views)" : "");
+    }
+    if (!ct_device_supports_buft(dev, buf->buft)) {
+        return ct_fail(CT_UNSUPPORTED, "ct_backend_graph_compute: %s: %s '%s' is in a buffer of type %s, which device "
+                       "%s cannot use", label, role, ct_backend_tensor_name(t), ct_buft_label(buf->buft),
+                       dev->iface.get_name(dev));
+    }
+    return CT_OK;
+}
+
+ct_status ct_backend_graph_compute(ct_backend *backend, ct_graph *graph) {
+    if (!backend) return ct_fail(CT_INVALID_ARGUMENT, "ct_backend_graph_compute: backend is NULL");
+    if (!graph) return ct_fail(CT_INVALID_ARGUMENT, "ct_backend_graph_compute: graph is NULL");
+    const ct_device *dev = backend->device;
+    int n = ct_graph_n_nodes(graph);
+    for (int i = 0; i < n; i++) {
+        const ct_tensor *node = ct_graph_node(graph, i);
+        if (!node) return ct_fail(CT_INVALID_ARGUMENT, "ct_backend_graph_compute: node #%d is NULL", i);
+        if (!ct_device_supports_op(dev, node)) {
+            char label[CT_MAX_NAME + 48];
+            node_label(label, sizeof label, node, i);
+            return ct_fail(CT_UNSUPPORTED, "ct_backend_graph_compute: %s is not supported by device %s (types %s <- "
+                           "%s, %s)", label, dev->iface.get_name(dev), ct_type_name(node->type),
+                           node->src[0] ? ct_type_name(node->src[0]->type) : "-",
+                           node->src[1] ? ct_type_name(node->src[1]->type) : "-");
+        }
+        ct_status st = check_tensor(dev, node, "result", node, i);
+        for (int s = 0; st == CT_OK && s < CT_MAX_SRC; s++) {
+            if (!node->src[s]) continue;
+            char role[16];
+            snprintf(role, sizeof role, "src[%d]", s);
+            st = check_tensor(dev, node->src[s], role, node, i);
+        }
+        if (st != CT_OK) return st;
+    }
+    return backend->iface.graph_compute(backend, graph);
+}

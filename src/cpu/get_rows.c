@@ -1,0 +1,143 @@
+/* GET_ROWS: dst[:, i10, i11, i12] = dequant(src0[:, src1[i10, i11, i12], i11, i12]). */
+#include "cpu/cpu_ops.h"
+#include "types/types_internal.h"
+
+#include <string.h>
+
+/* Floats of scratch for rows that cannot be dequantized straight into dst (a multiple of every block size). */
+#define TMP_FLOATS 1024
+
+bool ct_cpu_get_rows_supported(const ct_tensor *op) {
+    if (!op || op->op != CT_OP_GET_ROWS) return false;
+    const ct_tensor *a = op->src[0], *b = op->src[1];
+    if (!a || !b || b->type != CT_TYPE_I32) return false;
+    const bool float_rows = ct_get_dequantize_fn(a->type) != NULL && op->type == CT_TYPE_F32;
+    const bool int_rows = a->type == CT_TYPE_I32 && op->type == CT_TYPE_I32;
+    if (!float_rows && !int_rows) return false;
+    if (op->ne[0] != a->ne[0] || op->ne[1] != b->ne[0] || op->ne[2] != b->ne[1] || op->ne[3] != b->ne[2])
+        return false;
+    if (ct_is_empty(op)) return true;
+    /* src0's batch dims must cover every (i11, i12) a dst row reads. */
+    if (b->ne[3] != 1 || a->ne[2] != b->ne[1] || a->ne[3] < b->ne[2]) return false;
+    const int64_t blck = ct_type_block_size(a->type);
+    /* Block rows are dequantized from one pointer: blocks packed along dim 0. */
+    return blck == 1 || (a->ne[0] % blck == 0 && ct_is_contiguous_rows(a));
+}
+
+static inline int32_t load_i32(const char *p) {
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Every thread checks every index, so that none writes before all are known good
+ * and no barrier is needed; thread 0 reports the first bad one in index order. */
+static bool indices_ok(const ct_cpu_params *params, const ct_tensor *dst) {
+    const ct_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t ne01 = a->ne[1];
+    for (int64_t i12 = 0; i12 < b->ne[2]; i12++) {
+        for (int64_t i11 = 0; i11 < b->ne[1]; i11++) {
+            const char *p = (const char *)b->data + (size_t)i11 * b->nb[1] + (size_t)i12 * b->nb[2];
+            const size_t nb10 = b->nb[0];
+            int bad = 0;
+            for (int64_t i10 = 0; i10 < b->ne[0]; i10++) {
+                const int32_t r = load_i32(p + (size_t)i10 * nb10);
+                bad |= (r < 0) | ((int64_t)r >= ne01);
+            }
+            if (!bad) continue;
+            for (int64_t i10 = 0; i10 < b->ne[0]; i10++) {
+                const int32_t r = load_i32(p + (size_t)i10 * nb10);
+                if (r >= 0 && (int64_t)r < ne01) continue;
+                if (params->ith == 0)
+                    ct_cpu_set_error(params, CT_INDEX_OUT_OF_RANGE,
+                                     "ct_backend_graph_compute: GET_ROWS '%s': index %s[%lld, %lld, %lld] = %d is "
+                                     "outside [0, %lld), the rows of %s",
+                                     dst->name[0] ? dst->name : "dst", b->name[0] ? b->name : "src1",
+                                     (long long)i10, (long long)i11, (long long)i12, (int)r, (long long)ne01,
+                                     a->name[0] ? a->name : "src0");
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Same-size element copy with arbitrary strides (F32 and I32 rows keep their bits). */
+static void copy_row_4(const char *src, size_t nb00, char *dst, size_t nb0, int64_t n) {
+    if (nb00 == 4 && nb0 == 4) {
+        memcpy(dst, src, (size_t)n * 4);
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) memcpy(dst + (size_t)i * nb0, src + (size_t)i * nb00, 4);
+}
+
+/* Dequantizes a row whose elements or destination are strided, through scratch. */
+static void dequant_row_strided(ct_type type, ct_dequantize_fn deq, const char *src, size_t nb00, float *tmp,
+                                char *dst, size_t nb0, int64_t n) {
+    const int64_t blck = ct_type_block_size(type);
+    const size_t ts = ct_type_size(type);
+    const bool packed = blck > 1 || nb00 == ts;
+    for (int64_t i0 = 0; i0 < n; i0 += TMP_FLOATS) {
+        const int64_t m = n - i0 < TMP_FLOATS ? n - i0 : TMP_FLOATS;
+        if (packed) {
+            deq(src + (size_t)(i0 / blck) * ts, tmp, m);
+        } else if (type == CT_TYPE_F16) {
+            for (int64_t i = 0; i < m; i++) {
+                ct_fp16 h;
+                memcpy(&h, src + (size_t)(i0 + i) * nb00, sizeof h);
+                tmp[i] = ct_fp16_to_fp32_inline(h);
+            }
+        } else { /* BF16; F32 goes through copy_row_4 */
+            for (int64_t i = 0; i < m; i++) {
+                ct_bf16 h;
+                memcpy(&h, src + (size_t)(i0 + i) * nb00, sizeof h);
+                tmp[i] = ct_bf16_to_fp32_inline(h);
+            }
+        }
+        for (int64_t i = 0; i < m; i++) memcpy(dst + (size_t)(i0 + i) * nb0, &tmp[i], sizeof(float));
+    }
+}
+
+void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
+    const ct_tensor *a = dst->src[0], *b = dst->src[1];
+    if (ct_is_empty(dst)) return;
+    if (!indices_ok(params, dst)) return;
+
+    const int64_t ne00 = a->ne[0], ne10 = b->ne[0], ne11 = b->ne[1], ne12 = b->ne[2];
+    const size_t nb00 = a->nb[0], nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];
+    const size_t nb10 = b->nb[0], nb11 = b->nb[1], nb12 = b->nb[2];
+    const size_t nb0 = dst->nb[0], nb1 = dst->nb[1], nb2 = dst->nb[2], nb3 = dst->nb[3];
+    const ct_type type = a->type;
+    const bool plain4 = type == CT_TYPE_F32 || type == CT_TYPE_I32;
+    const ct_dequantize_fn deq = ct_get_dequantize_fn(type);
+    const bool direct = nb0 == sizeof(float) && (ct_type_block_size(type) > 1 || nb00 == ct_type_size(type));
+
+    /* Dst rows split evenly; each is written by one thread. */
+    const int64_t nr = ne10 * ne11 * ne12;
+    const int64_t per = nr / params->nth, rem = nr % params->nth;
+    const int64_t r0 = params->ith * per + (params->ith < rem ? params->ith : rem);
+    const int64_t r1 = r0 + per + (params->ith < rem ? 1 : 0);
+    if (r0 >= r1) return;
+
+    float tmp[TMP_FLOATS];
+    int64_t i10 = r0 % ne10, i11 = (r0 / ne10) % ne11, i12 = r0 / (ne10 * ne11);
+    for (int64_t ir = r0; ir < r1; ir++) {
+        const int64_t r = load_i32((const char *)b->data + (size_t)i10 * nb10 + (size_t)i11 * nb11 + (size_t)i12 * nb12);
+        const char *src = (const char *)a->data + (size_t)r * nb01 + (size_t)i11 * nb02 + (size_t)i12 * nb03;
+        char *out = (char *)dst->data + (size_t)i10 * nb1 + (size_t)i11 * nb2 + (size_t)i12 * nb3;
+        if (plain4) {
+            copy_row_4(src, nb00, out, nb0, ne00);
+        } else if (direct) {
+            deq(src, (float *)(void *)out, ne00);
+        } else {
+            dequant_row_strided(type, deq, src, nb00, tmp, out, nb0, ne00);
+        }
+        if (++i10 == ne10) {
+            i10 = 0;
+            if (++i11 == ne11) {
+                i11 = 0;
+                i12++;
+            }
+        }
+    }
+}

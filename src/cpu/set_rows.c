@@ -1,0 +1,179 @@
+/* SET_ROWS: dst[:, src1[i, i02 % ne11, i03 % ne12], i02, i03] = convert(src0[:, i, i02, i03]). */
+#include "cpu/cpu_ops.h"
+#include "types/types_internal.h"
+
+#include <string.h>
+
+/* Floats of scratch for F16 or strided source rows (a multiple of every block size). */
+#define TMP_FLOATS 1024
+
+bool ct_cpu_set_rows_supported(const ct_tensor *op) {
+    if (!op || op->op != CT_OP_SET_ROWS) return false;
+    const ct_tensor *b = op->src[0], *c = op->src[1];
+    if (!b || !c) return false;
+    if (!ct_type_can_quantize(op->type)) return false;
+    if (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16) return false;
+    if (c->type != CT_TYPE_I64 && c->type != CT_TYPE_I32) return false;
+    if (b->ne[0] != op->ne[0] || b->ne[2] != op->ne[2] || b->ne[3] != op->ne[3] || c->ne[0] != b->ne[1] ||
+        c->ne[3] != 1)
+        return false;
+    if (ct_is_empty(b)) return true; /* nothing is read or written */
+    if (c->ne[1] <= 0 || c->ne[2] <= 0 || b->ne[2] % c->ne[1] != 0 || b->ne[3] % c->ne[2] != 0) return false;
+    /* Each row is quantized in place by ct_quantize_row: whole blocks, packed along dim 0. */
+    const int64_t blck = ct_type_block_size(op->type);
+    return op->ne[0] % blck == 0 && ct_is_contiguous_rows(op);
+}
+
+static inline int64_t load_index(const char *p, bool i64) {
+    if (i64) {
+        int64_t v;
+        memcpy(&v, p, sizeof v);
+        return v;
+    }
+    int32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Every thread checks every index (each is used by some source row since ne02 % ne11 == 0 and
+ * ne03 % ne12 == 0), so none writes before all are known good and no barrier is needed. In index
+ * order the first bad one is also the first in source order; thread 0 reports it. */
+static bool indices_ok(const ct_cpu_params *params, const ct_tensor *dst) {
+    const ct_tensor *c = dst->src[1];
+    const int64_t ne1 = dst->ne[1];
+    const bool i64 = c->type == CT_TYPE_I64;
+    const size_t nb10 = c->nb[0];
+    for (int64_t i12 = 0; i12 < c->ne[2]; i12++) {
+        for (int64_t i11 = 0; i11 < c->ne[1]; i11++) {
+            const char *p = (const char *)c->data + (size_t)i11 * c->nb[1] + (size_t)i12 * c->nb[2];
+            int bad = 0;
+            if (i64) {
+                for (int64_t i10 = 0; i10 < c->ne[0]; i10++) {
+                    const int64_t r = load_index(p + (size_t)i10 * nb10, true);
+                    bad |= (r < 0) | (r >= ne1);
+                }
+            } else {
+                for (int64_t i10 = 0; i10 < c->ne[0]; i10++) {
+                    const int64_t r = load_index(p + (size_t)i10 * nb10, false);
+                    bad |= (r < 0) | (r >= ne1);
+                }
+            }
+            if (!bad) continue;
+            for (int64_t i10 = 0; i10 < c->ne[0]; i10++) {
+                const int64_t r = load_index(p + (size_t)i10 * nb10, i64);
+                if (r >= 0 && r < ne1) continue;
+                if (params->ith == 0)
+                    ct_cpu_set_error(params, CT_INDEX_OUT_OF_RANGE,
+                                     "ct_backend_graph_compute: SET_ROWS '%s': index %s[%lld, %lld, %lld] = %lld "
+                                     "is outside [0, %lld), the rows of dst",
+                                     dst->name[0] ? dst->name : "dst", c->name[0] ? c->name : "src1",
+                                     (long long)i10, (long long)i11, (long long)i12, (long long)r, (long long)ne1);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static inline float load_f32(ct_type stype, const char *p) {
+    if (stype == CT_TYPE_F16) {
+        ct_fp16 h;
+        memcpy(&h, p, sizeof h);
+        return ct_fp16_to_fp32_inline(h);
+    }
+    float v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* Plain destinations, short or strided rows: the quantizer's per-element conversion, inline. */
+#define PLAIN_ROW(DTYPE, EXPR)                                                                            \
+    do {                                                                                                  \
+        for (int64_t i = 0; i < n; i++) {                                                                 \
+            const float x = load_f32(stype, src + (size_t)i * nb00);                                      \
+            const DTYPE y = (EXPR);                                                                       \
+            memcpy(out + (size_t)i * sizeof(DTYPE), &y, sizeof y);                                        \
+        }                                                                                                 \
+    } while (0)
+
+/* F16 rows into plain destinations: typed restrict loops, which the compiler vectorizes. */
+static void f16_to_f32(const ct_fp16 *restrict s, float *restrict d, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = ct_fp16_to_fp32_inline(s[i]);
+}
+static void f16_to_f16(const ct_fp16 *restrict s, ct_fp16 *restrict d, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = ct_fp32_to_fp16_inline(ct_fp16_to_fp32_inline(s[i]));
+}
+static void f16_to_bf16(const ct_fp16 *restrict s, ct_bf16 *restrict d, int64_t n) {
+    for (int64_t i = 0; i < n; i++) d[i] = ct_fp32_to_bf16_inline(ct_fp16_to_fp32_inline(s[i]));
+}
+
+static bool aligned(const void *p, size_t a) { return (uintptr_t)p % a == 0; }
+
+/* Writes one converted source row. Block formats quantize every block on its own, so
+ * quantizing the row chunk by chunk gives the bytes of one ct_quantize_row over it. */
+static void write_row(ct_type dtype, ct_type stype, const char *src, size_t nb00, char *out, int64_t n,
+                      float *tmp) {
+    const bool plain = ct_type_block_size(dtype) == 1;
+    if (stype == CT_TYPE_F32 && nb00 == sizeof(float) && aligned(src, _Alignof(float)) && (!plain || n >= 32)) {
+        (void)ct_quantize_row(dtype, (const float *)(const void *)src, out, n);
+        return;
+    }
+    if (stype == CT_TYPE_F16 && nb00 == sizeof(ct_fp16) && aligned(src, _Alignof(ct_fp16)) && plain && n >= 32 &&
+        aligned(out, ct_type_size(dtype))) {
+        const ct_fp16 *h = (const ct_fp16 *)(const void *)src;
+        if (dtype == CT_TYPE_F32) f16_to_f32(h, (float *)(void *)out, n);
+        else if (dtype == CT_TYPE_F16) f16_to_f16(h, (ct_fp16 *)(void *)out, n);
+        else f16_to_bf16(h, (ct_bf16 *)(void *)out, n);
+        return;
+    }
+    switch (dtype) {
+    case CT_TYPE_F32: PLAIN_ROW(float, x); return;
+    case CT_TYPE_F16: PLAIN_ROW(ct_fp16, ct_fp32_to_fp16_inline(x)); return;
+    case CT_TYPE_BF16: PLAIN_ROW(ct_bf16, ct_fp32_to_bf16_inline(x)); return;
+    default: break;
+    }
+    const int64_t blck = ct_type_block_size(dtype);
+    const size_t ts = ct_type_size(dtype);
+    for (int64_t i0 = 0; i0 < n; i0 += TMP_FLOATS) {
+        const int64_t m = n - i0 < TMP_FLOATS ? n - i0 : TMP_FLOATS;
+        const char *s = src + (size_t)i0 * nb00;
+        for (int64_t i = 0; i < m; i++) tmp[i] = load_f32(stype, s + (size_t)i * nb00);
+        (void)ct_quantize_row(dtype, tmp, out + (size_t)(i0 / blck) * ts, m);
+    }
+}
+
+/* Duplicate indices: a destination row (r, i02, i03) belongs to one thread, chosen from r and the
+ * batch, and that thread writes its rows in source order, so the source row with the largest i
+ * wins, for any thread count, with no two threads writing the same row. */
+void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
+    const ct_tensor *b = dst->src[0], *c = dst->src[1];
+    if (ct_is_empty(b)) return;
+    if (!indices_ok(params, dst)) return;
+
+    const int64_t ne00 = b->ne[0], ne01 = b->ne[1], ne02 = b->ne[2], ne03 = b->ne[3];
+    const int64_t ne11 = c->ne[1], ne12 = c->ne[2];
+    const size_t nb00 = b->nb[0], nb01 = b->nb[1], nb02 = b->nb[2], nb03 = b->nb[3];
+    const size_t nb10 = c->nb[0], nb11 = c->nb[1], nb12 = c->nb[2];
+    const size_t nb1 = dst->nb[1], nb2 = dst->nb[2], nb3 = dst->nb[3];
+    const bool i64 = c->type == CT_TYPE_I64;
+    const int64_t ith = params->ith, nth = params->nth;
+
+    /* Rows of less than a cache line go to threads in groups, so threads share fewer lines. */
+    const size_t rs = ct_type_size(dst->type) * (size_t)(ne00 / ct_type_block_size(dst->type));
+    const int64_t group = rs >= 64 || rs == 0 ? 1 : (int64_t)((64 + rs - 1) / rs);
+
+    float tmp[TMP_FLOATS];
+    for (int64_t i03 = 0; i03 < ne03; i03++) {
+        for (int64_t i02 = 0; i02 < ne02; i02++) {
+            const int64_t batch = (i02 % nth + (i03 % nth) * (ne02 % nth)) % nth;
+            const char *idx = (const char *)c->data + (size_t)(i02 % ne11) * nb11 + (size_t)(i03 % ne12) * nb12;
+            const char *src = (const char *)b->data + (size_t)i02 * nb02 + (size_t)i03 * nb03;
+            char *out = (char *)dst->data + (size_t)i02 * nb2 + (size_t)i03 * nb3;
+            for (int64_t i = 0; i < ne01; i++) {
+                const int64_t r = load_index(idx + (size_t)i * nb10, i64);
+                if (nth > 1 && ((r / group) % nth + batch) % nth != ith) continue;
+                write_row(dst->type, b->type, src + (size_t)i * nb01, nb00, out + (size_t)r * nb1, ne00, tmp);
+            }
+        }
+    }
+}
