@@ -1,0 +1,208 @@
+/* MUL_MAT on the CPU: dst[i0,i1,i2,i3] = sum_k a[k,i0,i2/r2,i3/r3] * b[k,i1,i2,i3].
+ *
+ * As in ggml, b (src1) is converted once per node into the dot-product type in
+ * the shared scratch (threads split the rows, then meet at a barrier): 32-value
+ * int8 blocks with a float scale for quantized a, nothing for float a (b stays
+ * F32; gathered only when its rows are not packed). The output is then cut into
+ * tiles of a-rows x b-rows that threads take in turn; a tile keeps its a-rows
+ * in cache while every b-row of the tile passes over them. */
+#include "cpu/cpu_ops.h"
+#include "cpu/simd.h"
+#include "types/types_internal.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+static atomic_bool force_portable;
+
+void ct_cpu_mul_mat_force_portable(bool portable) { atomic_store(&force_portable, portable); }
+
+static bool is_float_type(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
+
+static bool is_quant_type(ct_type t) {
+    switch (t) {
+    case CT_TYPE_Q4_0: case CT_TYPE_Q4_1: case CT_TYPE_Q5_0: case CT_TYPE_Q5_1: case CT_TYPE_Q8_0:
+    case CT_TYPE_IQ4_NL: case CT_TYPE_Q4_K: case CT_TYPE_Q5_K: case CT_TYPE_Q6_K:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Scratch bytes for the converted b; 0 when float a reads packed b rows in place. */
+static bool work_bytes(const ct_tensor *dst, size_t *out) {
+    const ct_tensor *a = dst->src[0], *b = dst->src[1];
+    int64_t nr1;
+    if (!ct_mul_i64(b->ne[1], b->ne[2], &nr1) || !ct_mul_i64(nr1, b->ne[3], &nr1)) return false;
+    size_t row;
+    if (is_float_type(a->type)) {
+        if (b->nb[0] == sizeof(float)) {
+            *out = 0;
+            return true;
+        }
+        if (!ct_mul_size((size_t)b->ne[0], sizeof(float), &row)) return false;
+    } else {
+        row = (size_t)(b->ne[0] / CT_QY_BLOCK) * sizeof(ct_block_qy);
+    }
+    return ct_mul_size(row, (size_t)nr1, out);
+}
+
+bool ct_cpu_mul_mat_supported(const ct_tensor *op) {
+    if (!op || op->op != CT_OP_MUL_MAT || op->type != CT_TYPE_F32) return false;
+    const ct_tensor *a = op->src[0], *b = op->src[1];
+    if (!a || !b || b->type != CT_TYPE_F32) return false;
+    if (!is_float_type(a->type) && !is_quant_type(a->type)) return false;
+    for (int i = 0; i < CT_MAX_DIMS; i++) {
+        if (a->ne[i] < 0 || b->ne[i] < 0) return false;
+    }
+    const int64_t blck = ct_type_block_size(a->type);
+    if (a->ne[0] != b->ne[0] || blck <= 0 || a->ne[0] % blck != 0) return false;
+    if (a->nb[0] != ct_type_size(a->type)) return false; /* blocks of a row packed (not transposed) */
+    for (int i = 2; i < 4; i++) {
+        if (a->ne[i] == 0 ? b->ne[i] != 0 : b->ne[i] % a->ne[i] != 0) return false;
+    }
+    if (op->ne[0] != a->ne[1] || op->ne[1] != b->ne[1] || op->ne[2] != b->ne[2] || op->ne[3] != b->ne[3])
+        return false;
+    size_t ws;
+    return work_bytes(op, &ws);
+}
+
+size_t ct_cpu_mul_mat_work_size(const ct_tensor *dst, int n_threads) {
+    CT_UNUSED(n_threads);
+    size_t ws;
+    if (!ct_cpu_mul_mat_supported(dst) || !work_bytes(dst, &ws)) return 0;
+    return ws;
+}
+
+typedef struct mm_kernels {
+    ct_dot_f_fn dot_f;
+    ct_dot_q_fn dot_q;
+    ct_quantize_qy_fn quantize;
+} mm_kernels;
+
+static mm_kernels select_kernels(ct_type type) {
+    mm_kernels k = {NULL, NULL, ct_cpu_quantize_qy_portable};
+    if (!atomic_load(&force_portable)) {
+        k.dot_f = ct_cpu_dot_f_avx2(type);
+        k.dot_q = ct_cpu_dot_q_avx2(type);
+        ct_quantize_qy_fn q = ct_cpu_quantize_qy_avx2();
+        if (q) k.quantize = q;
+    }
+    if (!k.dot_f) k.dot_f = ct_cpu_dot_f_portable(type);
+    if (!k.dot_q) k.dot_q = ct_cpu_dot_q_portable(type);
+    return k;
+}
+
+#define GATHER_BLOCKS 8
+
+/* One b row (k elements at stride nb10) into the dot-product type at out. */
+static void convert_row(const char *src, size_t nb10, int64_t k, bool to_float, ct_quantize_qy_fn quantize,
+                        void *out) {
+    if (to_float) {
+        char *o = out;
+        for (int64_t i = 0; i < k; i++) memcpy(o + 4 * i, src + (size_t)i * nb10, sizeof(float));
+        return;
+    }
+    /* gathered through a small aligned buffer: b rows may be strided or unaligned */
+    float tmp[GATHER_BLOCKS * CT_QY_BLOCK];
+    ct_block_qy *y = out;
+    const int64_t nb = k / CT_QY_BLOCK;
+    for (int64_t ib = 0; ib < nb; ib += GATHER_BLOCKS) {
+        const int64_t n = nb - ib < GATHER_BLOCKS ? nb - ib : GATHER_BLOCKS;
+        const char *s = src + (size_t)(ib * CT_QY_BLOCK) * nb10;
+        if (nb10 == sizeof(float)) {
+            memcpy(tmp, s, (size_t)n * CT_QY_BLOCK * sizeof(float));
+        } else {
+            for (int64_t i = 0; i < n * CT_QY_BLOCK; i++) memcpy(&tmp[i], s + (size_t)i * nb10, sizeof(float));
+        }
+        quantize(tmp, y + ib, n);
+    }
+}
+
+/* A tile of a-rows and one of b-rows each take about this many bytes, so that
+ * both stay in a core's L2 while the tile is computed. */
+#define TILE_BYTES (96 * 1024)
+#define TILE0_MAX 64
+#define TILE1_MAX 16
+
+static int64_t tile_rows(size_t row_bytes, int64_t max) {
+    const int64_t r = row_bytes ? (int64_t)(TILE_BYTES / row_bytes) : max;
+    return r < 1 ? 1 : r > max ? max : r;
+}
+
+void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
+    const int ith = params->ith, nth = params->nth;
+    const char *label = dst->name[0] ? dst->name : "dst";
+    size_t need = 0;
+    if (!ct_cpu_mul_mat_supported(dst) || !work_bytes(dst, &need)) {
+        if (ith == 0) {
+            const ct_tensor *a = dst->src[0], *b = dst->src[1];
+            ct_cpu_set_error(params, CT_UNSUPPORTED,
+                             "ct_backend_graph_compute: MUL_MAT %s is not supported on the CPU (src0 %s, src1 %s, dst %s)",
+                             label, a ? ct_type_name(a->type) : "none", b ? ct_type_name(b->type) : "none",
+                             ct_type_name(dst->type));
+        }
+        return;
+    }
+    const ct_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t k = a->ne[0], ne01 = a->ne[1];
+    const int64_t ne11 = b->ne[1], ne12 = b->ne[2], ne13 = b->ne[3];
+    const int64_t nr1 = ne11 * ne12 * ne13;
+    if (ne01 == 0 || nr1 == 0) return;
+    if (need > params->wsize || (need > 0 && !params->wdata)) {
+        if (ith == 0)
+            ct_cpu_set_error(params, CT_INVALID_ARGUMENT,
+                             "ct_backend_graph_compute: MUL_MAT %s needs %zu bytes of scratch, got %zu", label,
+                             need, params->wsize);
+        return;
+    }
+    if (!a->data || !b->data || !dst->data) {
+        if (ith == 0)
+            ct_cpu_set_error(params, CT_INVALID_ARGUMENT, "ct_backend_graph_compute: MUL_MAT %s: %s has no data",
+                             label, !a->data ? "src0" : !b->data ? "src1" : "dst");
+        return;
+    }
+
+    const bool to_float = is_float_type(a->type);
+    const mm_kernels kern = select_kernels(a->type);
+    const int64_t r2 = ne12 / a->ne[2], r3 = ne13 / a->ne[3];
+    const char *src0 = a->data, *src1 = b->data;
+    char *out = dst->data;
+    const size_t row1 = need / (size_t)nr1; /* bytes of one converted b row (0: none) */
+
+    if (need > 0) {
+        for (int64_t ir1 = ith; ir1 < nr1; ir1 += nth) {
+            const int64_t i13 = ir1 / (ne11 * ne12), i12 = (ir1 / ne11) % ne12, i11 = ir1 % ne11;
+            const char *s = src1 + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3];
+            convert_row(s, b->nb[0], k, to_float, kern.quantize, (char *)params->wdata + (size_t)ir1 * row1);
+        }
+        if (nth > 1) ct_cpu_barrier(params);
+    }
+
+    /* Smaller a-tiles when there are too few tiles to keep every thread busy. */
+    const size_t row0 = a->nb[0] * (size_t)(k / ct_type_block_size(a->type));
+    const int64_t tile1 = tile_rows(need > 0 ? row1 : (size_t)k * sizeof(float), TILE1_MAX);
+    const int64_t nc1 = (nr1 + tile1 - 1) / tile1;
+    int64_t tile0 = tile_rows(row0, TILE0_MAX);
+    while (tile0 > 1 && ((ne01 + tile0 - 1) / tile0) * nc1 < 4 * (int64_t)nth) tile0 /= 2;
+    const int64_t nc0 = (ne01 + tile0 - 1) / tile0;
+    const int64_t nblk = k / CT_QY_BLOCK;
+
+    for (int64_t c = ith; c < nc0 * nc1; c += nth) {
+        const int64_t r0 = (c % nc0) * tile0, r1 = (c / nc0) * tile1;
+        const int64_t e0 = r0 + tile0 < ne01 ? r0 + tile0 : ne01;
+        const int64_t e1 = r1 + tile1 < nr1 ? r1 + tile1 : nr1;
+        for (int64_t ir1 = r1; ir1 < e1; ir1++) {
+            const int64_t i13 = ir1 / (ne11 * ne12), i12 = (ir1 / ne11) % ne12, i11 = ir1 % ne11;
+            const char *x = src0 + (i12 / r2) * a->nb[2] + (i13 / r3) * a->nb[3];
+            const void *y = need > 0 ? (const void *)((const char *)params->wdata + (size_t)ir1 * row1)
+                                     : (const void *)(src1 + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3]);
+            char *d = out + i11 * dst->nb[1] + i12 * dst->nb[2] + i13 * dst->nb[3];
+            for (int64_t ir0 = r0; ir0 < e0; ir0++) {
+                const float v = to_float ? kern.dot_f(k, x + ir0 * a->nb[1], y)
+                                         : kern.dot_q(nblk, x + ir0 * a->nb[1], (const ct_block_qy *)y);
+                memcpy(d + ir0 * dst->nb[0], &v, sizeof v);
+            }
+        }
+    }
+}

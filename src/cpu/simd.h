@@ -1,0 +1,43 @@
+/* Internal interface of the CPU MUL_MAT dot products: the portable kernels
+ * (vec_dot.c), the AVX2 kernels (vec_dot_avx2.c, chosen at run time) and the
+ * test hook that forces the portable ones. */
+#ifndef CT_CPU_SIMD_H
+#define CT_CPU_SIMD_H
+
+#include "ctensor.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* src1 of a quantized MUL_MAT, converted once per node: x_j ~= d * qs[j] with
+ * qs in [-127, 127] and s = sum of qs (an integer, exact as float; for the
+ * min/offset terms). A float d (not ggml's fp16) keeps the conversion error at
+ * the int8 rounding alone. */
+#define CT_QY_BLOCK 32
+typedef struct ct_block_qy {
+    float d;
+    float s;
+    int8_t qs[CT_QY_BLOCK];
+} ct_block_qy;
+
+/* x: one src0 row of k elements (F32, F16 or BF16); y: k floats. Either may be unaligned. */
+typedef float (*ct_dot_f_fn)(int64_t k, const void *x, const void *y);
+/* x: one src0 row of nb * 32 elements; y: nb converted src1 blocks. */
+typedef float (*ct_dot_q_fn)(int64_t nb, const void *x, const ct_block_qy *y);
+/* Converts nb * 32 contiguous floats into nb blocks. */
+typedef void (*ct_quantize_qy_fn)(const float *x, ct_block_qy *y, int64_t nb);
+
+/* Portable C kernels; NULL for a type without one. */
+ct_dot_f_fn ct_cpu_dot_f_portable(ct_type type);
+ct_dot_q_fn ct_cpu_dot_q_portable(ct_type type);
+void ct_cpu_quantize_qy_portable(const float *x, ct_block_qy *y, int64_t nb);
+
+/* AVX2+FMA+F16C kernels; NULL where the build or the CPU lacks them or the type has none. */
+ct_dot_f_fn ct_cpu_dot_f_avx2(ct_type type);
+ct_dot_q_fn ct_cpu_dot_q_avx2(ct_type type);
+ct_quantize_qy_fn ct_cpu_quantize_qy_avx2(void);
+
+/* Test hook: true makes MUL_MAT use the portable kernels only. */
+void ct_cpu_mul_mat_force_portable(bool portable);
+
+#endif

@@ -1,0 +1,306 @@
+/* Portable dot products of MUL_MAT, written as independent lanes so that the
+ * compiler can vectorize them; they are the reference for the AVX2 kernels.
+ * Quantized rows are unpacked one block at a time into small integers v with
+ * x = a*v + b per 32-element sub-block, so every type shares one exact integer
+ * dot and one float combination per sub-block. */
+#include "cpu/simd.h"
+#include "types/types_internal.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+static inline float load_f32(const unsigned char *p) {
+    float f;
+    memcpy(&f, p, sizeof f);
+    return f;
+}
+
+static inline uint16_t load_u16(const unsigned char *p) {
+    uint16_t h;
+    memcpy(&h, p, sizeof h);
+    return h;
+}
+
+#define LANES 8
+
+static inline float sum_lanes(const float *acc) {
+    return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+}
+
+static float dot_f32(int64_t k, const void *vx, const void *vy) {
+    const unsigned char *x = vx, *y = vy;
+    float acc[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= k; i += LANES) {
+        for (int l = 0; l < LANES; l++) acc[l] += load_f32(x + 4 * (i + l)) * load_f32(y + 4 * (i + l));
+    }
+    for (; i < k; i++) acc[i % LANES] += load_f32(x + 4 * i) * load_f32(y + 4 * i);
+    return sum_lanes(acc);
+}
+
+static float dot_f16(int64_t k, const void *vx, const void *vy) {
+    const unsigned char *x = vx, *y = vy;
+    float acc[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= k; i += LANES) {
+        for (int l = 0; l < LANES; l++)
+            acc[l] += ct_fp16_to_fp32_inline(load_u16(x + 2 * (i + l))) * load_f32(y + 4 * (i + l));
+    }
+    for (; i < k; i++) acc[i % LANES] += ct_fp16_to_fp32_inline(load_u16(x + 2 * i)) * load_f32(y + 4 * i);
+    return sum_lanes(acc);
+}
+
+static float dot_bf16(int64_t k, const void *vx, const void *vy) {
+    const unsigned char *x = vx, *y = vy;
+    float acc[LANES] = {0};
+    int64_t i = 0;
+    for (; i + LANES <= k; i += LANES) {
+        for (int l = 0; l < LANES; l++)
+            acc[l] += ct_bf16_to_fp32_inline(load_u16(x + 2 * (i + l))) * load_f32(y + 4 * (i + l));
+    }
+    for (; i < k; i++) acc[i % LANES] += ct_bf16_to_fp32_inline(load_u16(x + 2 * i)) * load_f32(y + 4 * i);
+    return sum_lanes(acc);
+}
+
+ct_dot_f_fn ct_cpu_dot_f_portable(ct_type type) {
+    switch (type) {
+    case CT_TYPE_F32: return dot_f32;
+    case CT_TYPE_F16: return dot_f16;
+    case CT_TYPE_BF16: return dot_bf16;
+    default: return NULL;
+    }
+}
+
+/* ---- src1 conversion ---------------------------------------------------- */
+
+/* Ties to even, as _mm256_round_ps does, so both paths give the same bytes
+ * (|v| <= 127.5 here). */
+static inline int32_t round_even(float v) {
+    return (int32_t)(ct_f32_bits(v + 12582912.0f) - UINT32_C(0x4B400000));
+}
+
+static void quantize_qy_block(const float *x, ct_block_qy *y) {
+    float amax = 0.0f;
+    bool nan = false, inf = false;
+    for (int j = 0; j < CT_QY_BLOCK; j++) {
+        const float ax = fabsf(x[j]);
+        nan |= ax != ax;
+        inf |= ax > FLT_MAX;
+        amax = ax > amax ? ax : amax;
+    }
+    int32_t s = 0;
+    if (nan || inf) {
+        /* Non-finite inputs must reach the output: a NaN block gives d = NaN; an
+         * inf block is exact relative to inf (±127 at the infs, 0 elsewhere). */
+        for (int j = 0; j < CT_QY_BLOCK; j++) {
+            const int q = nan ? 0 : x[j] > FLT_MAX ? 127 : x[j] < -FLT_MAX ? -127 : 0;
+            y->qs[j] = (int8_t)q;
+            s += q;
+        }
+        y->d = nan ? NAN : INFINITY;
+        y->s = (float)s;
+        return;
+    }
+    /* Scale tiny blocks up so that 127/amax stays finite. */
+    const float scale = amax < 0x1p-64f ? 0x1p64f : 1.0f;
+    const float am = amax * scale;
+    const float id = am > 0.0f ? 127.0f / am : 0.0f;
+    for (int j = 0; j < CT_QY_BLOCK; j++) {
+        const int32_t q = round_even((x[j] * scale) * id);
+        y->qs[j] = (int8_t)q;
+        s += q;
+    }
+    y->d = (am / 127.0f) / scale;
+    y->s = (float)s;
+}
+
+void ct_cpu_quantize_qy_portable(const float *x, ct_block_qy *y, int64_t nb) {
+    for (int64_t i = 0; i < nb; i++) quantize_qy_block(x + i * CT_QY_BLOCK, y + i);
+}
+
+/* ---- quantized rows ------------------------------------------------------ */
+
+/* Unpacks one src0 block into v (32 values per sub-block) and the per-sub-block
+ * affine map x = a*v + b; returns nothing, the caller knows the sub-block count. */
+typedef void (*unpack_fn)(const unsigned char *blk, int16_t *v, float *a, float *b);
+
+static inline void unpack_nibbles(const uint8_t *qs, int16_t *v, int off) {
+    for (int j = 0; j < 16; j++) {
+        v[j] = (int16_t)((qs[j] & 15) - off);
+        v[j + 16] = (int16_t)((qs[j] >> 4) - off);
+    }
+}
+
+static void unpack_q4_0(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q4_0 *x = (const block_q4_0 *)blk;
+    unpack_nibbles(x->qs, v, 8);
+    a[0] = ct_fp16_to_fp32_inline(x->d);
+    b[0] = 0.0f;
+}
+
+static void unpack_q4_1(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q4_1 *x = (const block_q4_1 *)blk;
+    unpack_nibbles(x->qs, v, 0);
+    a[0] = ct_fp16_to_fp32_inline(x->d);
+    b[0] = ct_fp16_to_fp32_inline(x->m);
+}
+
+static inline void unpack_5bit(const uint8_t *qs, const uint8_t *qh4, int16_t *v, int off) {
+    uint32_t qh;
+    memcpy(&qh, qh4, sizeof qh);
+    for (int j = 0; j < 16; j++) {
+        v[j] = (int16_t)(((qs[j] & 15) | (((qh >> j) & 1) << 4)) - off);
+        v[j + 16] = (int16_t)(((qs[j] >> 4) | (((qh >> (j + 16)) & 1) << 4)) - off);
+    }
+}
+
+static void unpack_q5_0(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q5_0 *x = (const block_q5_0 *)blk;
+    unpack_5bit(x->qs, x->qh, v, 16);
+    a[0] = ct_fp16_to_fp32_inline(x->d);
+    b[0] = 0.0f;
+}
+
+static void unpack_q5_1(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q5_1 *x = (const block_q5_1 *)blk;
+    unpack_5bit(x->qs, x->qh, v, 0);
+    a[0] = ct_fp16_to_fp32_inline(x->d);
+    b[0] = ct_fp16_to_fp32_inline(x->m);
+}
+
+static void unpack_q8_0(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q8_0 *x = (const block_q8_0 *)blk;
+    for (int j = 0; j < 32; j++) v[j] = x->qs[j];
+    a[0] = ct_fp16_to_fp32_inline(x->d);
+    b[0] = 0.0f;
+}
+
+static void unpack_iq4_nl(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_iq4_nl *x = (const block_iq4_nl *)blk;
+    for (int j = 0; j < 16; j++) {
+        v[j] = ct_kvalues_iq4nl[x->qs[j] & 15];
+        v[j + 16] = ct_kvalues_iq4nl[x->qs[j] >> 4];
+    }
+    a[0] = ct_fp16_to_fp32_inline(x->d);
+    b[0] = 0.0f;
+}
+
+static inline void scale_min_k4(int j, const uint8_t *q, int *sc, int *m) {
+    if (j < 4) {
+        *sc = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *sc = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+/* Q4_K and Q5_K: 8 sub-blocks of 32 with 6-bit scales and mins. */
+static void k4_affine(const uint8_t *scales, ct_fp16 hd, ct_fp16 hdmin, float *a, float *b) {
+    const float d = ct_fp16_to_fp32_inline(hd), dmin = ct_fp16_to_fp32_inline(hdmin);
+    for (int s = 0; s < 8; s++) {
+        int sc, m;
+        scale_min_k4(s, scales, &sc, &m);
+        a[s] = d * (float)sc;
+        b[s] = -(dmin * (float)m);
+    }
+}
+
+static void unpack_q4_K(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q4_K *x = (const block_q4_K *)blk;
+    for (int c = 0; c < 4; c++) {
+        const uint8_t *q = x->qs + 32 * c;
+        for (int l = 0; l < 32; l++) {
+            v[64 * c + l] = (int16_t)(q[l] & 15);
+            v[64 * c + 32 + l] = (int16_t)(q[l] >> 4);
+        }
+    }
+    k4_affine(x->scales, x->d, x->dmin, a, b);
+}
+
+static void unpack_q5_K(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q5_K *x = (const block_q5_K *)blk;
+    for (int c = 0; c < 4; c++) {
+        const uint8_t *q = x->qs + 32 * c;
+        for (int l = 0; l < 32; l++) {
+            v[64 * c + l] = (int16_t)((q[l] & 15) | (((x->qh[l] >> (2 * c)) & 1) << 4));
+            v[64 * c + 32 + l] = (int16_t)((q[l] >> 4) | (((x->qh[l] >> (2 * c + 1)) & 1) << 4));
+        }
+    }
+    k4_affine(x->scales, x->d, x->dmin, a, b);
+}
+
+/* Q6_K's scales cover 16 elements, so they are folded into v (|v| <= 128*32). */
+static void unpack_q6_K(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q6_K *x = (const block_q6_K *)blk;
+    for (int h = 0; h < 2; h++) {
+        const uint8_t *ql = x->ql + 64 * h, *qh = x->qh + 32 * h;
+        const int8_t *sc = x->scales + 8 * h;
+        int16_t *o = v + 128 * h;
+        for (int l = 0; l < 32; l++) {
+            const int is = l / 16;
+            const int q1 = ((ql[l] & 15) | (((qh[l] >> 0) & 3) << 4)) - 32;
+            const int q2 = ((ql[l + 32] & 15) | (((qh[l] >> 2) & 3) << 4)) - 32;
+            const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
+            const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
+            o[l] = (int16_t)(q1 * sc[is + 0]);
+            o[l + 32] = (int16_t)(q2 * sc[is + 2]);
+            o[l + 64] = (int16_t)(q3 * sc[is + 4]);
+            o[l + 96] = (int16_t)(q4 * sc[is + 6]);
+        }
+    }
+    const float d = ct_fp16_to_fp32_inline(x->d);
+    for (int s = 0; s < 8; s++) {
+        a[s] = d;
+        b[s] = 0.0f;
+    }
+}
+
+/* The integer sums are exact (|sum| < 2^24, so also exact as float). */
+static inline __attribute__((always_inline)) float dot_q_generic(int64_t nb, const unsigned char *x,
+                                                                 const ct_block_qy *y, unpack_fn unpack,
+                                                                 size_t bsize, int nsub) {
+    int16_t v[256];
+    float a[8], b[8];
+    float acc = 0.0f;
+    for (int64_t i = 0; i < nb; i += nsub, x += bsize) {
+        unpack(x, v, a, b);
+        for (int s = 0; s < nsub; s++) {
+            const ct_block_qy *yb = y + i + s;
+            int32_t isum = 0;
+            for (int j = 0; j < 32; j++) isum += (int32_t)v[32 * s + j] * yb->qs[j];
+            acc += yb->d * (a[s] * (float)isum + b[s] * yb->s);
+        }
+    }
+    return acc;
+}
+
+#define DOT_Q(name, block, nsub)                                                              \
+    static float dot_##name(int64_t nb, const void *x, const ct_block_qy *y) {                \
+        return dot_q_generic(nb, x, y, unpack_##name, sizeof(block), nsub);                   \
+    }
+DOT_Q(q4_0, block_q4_0, 1)
+DOT_Q(q4_1, block_q4_1, 1)
+DOT_Q(q5_0, block_q5_0, 1)
+DOT_Q(q5_1, block_q5_1, 1)
+DOT_Q(q8_0, block_q8_0, 1)
+DOT_Q(iq4_nl, block_iq4_nl, 1)
+DOT_Q(q4_K, block_q4_K, 8)
+DOT_Q(q5_K, block_q5_K, 8)
+DOT_Q(q6_K, block_q6_K, 8)
+
+ct_dot_q_fn ct_cpu_dot_q_portable(ct_type type) {
+    switch (type) {
+    case CT_TYPE_Q4_0: return dot_q4_0;
+    case CT_TYPE_Q4_1: return dot_q4_1;
+    case CT_TYPE_Q5_0: return dot_q5_0;
+    case CT_TYPE_Q5_1: return dot_q5_1;
+    case CT_TYPE_Q8_0: return dot_q8_0;
+    case CT_TYPE_IQ4_NL: return dot_iq4_nl;
+    case CT_TYPE_Q4_K: return dot_q4_K;
+    case CT_TYPE_Q5_K: return dot_q5_K;
+    case CT_TYPE_Q6_K: return dot_q6_K;
+    default: return NULL;
+    }
+}
