@@ -1,0 +1,223 @@
+"""Runs the built ct-ops tool: every subcommand, its exit codes and its output formats.
+
+ct-ops is found through CT_OPS (set by ctest), else next to the library named by
+CT_LIBRARY (<build>/tools/ct-ops)."""
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+import unittest
+
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
+
+
+def find_ct_ops():
+    path = os.environ.get("CT_OPS")
+    if path:
+        return path
+    lib = os.environ.get("CT_LIBRARY")
+    if not lib:
+        sys.exit("neither CT_OPS nor CT_LIBRARY is set (run through ctest)")
+    return os.path.join(os.path.dirname(lib), "tools", "ct-ops")
+
+
+CT_OPS = find_ct_ops()
+
+
+def run(*args, env=None, timeout=120):
+    full_env = dict(os.environ)
+    full_env.pop("CT_OPS_FAULT", None)
+    if env:
+        full_env.update(env)
+    p = subprocess.run([CT_OPS, *args], capture_output=True, text=True, env=full_env, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def json_lines(text):
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def summary(stdout):
+    m = SUMMARY.match(stdout.strip().splitlines()[-1])
+    assert m, "no summary line in: " + stdout[-500:]
+    return tuple(int(g) for g in m.groups())
+
+
+class CtOps(unittest.TestCase):
+    def test_devices(self):
+        rc, out, err = run("devices")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("device 0: CPU", out)
+        self.assertIn("REF", out)
+        self.assertRegex(out, r"buffer type: \S+ \(alignment \d+")
+        rc, out, err = run("devices", "--json")
+        self.assertEqual(rc, 0, err)
+        doc = json.loads(out)
+        names = [d["name"] for d in doc["devices"]]
+        self.assertEqual(names[0], "CPU")
+        self.assertIn("REF", names)
+        for d in doc["devices"]:
+            self.assertGreater(d["memory_total"], 0)
+            self.assertGreaterEqual(d["memory_total"], d["memory_free"])
+            self.assertIn(d["type"], ("CPU", "GPU", "ACCEL"))
+            self.assertGreater(d["buffer_type"]["alignment"], 0)
+            self.assertGreater(d["buffer_type"]["max_size"], 0)
+            self.assertEqual(set(d["caps"]), {"async", "host_buffer", "buffer_from_host_ptr", "events"})
+        regs = {r["name"]: r["devices"] for r in doc["registrations"]}
+        self.assertIn("CPU", regs["CPU"])
+        self.assertIn("REF", regs["REF"])
+
+    def test_selfcheck(self):
+        rc, out, err = run("selfcheck", "--seed", "7")
+        self.assertEqual(rc, 0, out + err)
+        m = re.match(r"^(\d+) passed, (\d+) failed$", out.strip().splitlines()[-1])
+        self.assertTrue(m, out[-300:])
+        self.assertGreater(int(m.group(1)), 20)
+        self.assertEqual(int(m.group(2)), 0)
+        self.assertRegex(out, r"\n\s+8 q8_0\s+32\s+34 yes\s+yes\s+yes")
+        rc, out, err = run("selfcheck", "--json")
+        self.assertEqual(rc, 0, out + err)
+        objs = json_lines(out)
+        types = {o["name"]: o for o in objs if o["type"] == "type"}
+        self.assertEqual(len(types), 31)
+        self.assertEqual((types["q4_K"]["block_size"], types["q4_K"]["bytes"]), (256, 144))
+        self.assertTrue(types["iq4_nl"]["can_quantize"])
+        self.assertFalse(types["q6_K"]["can_quantize"])
+        self.assertTrue(types["q6_K"]["can_dequantize"])
+        checks = [o for o in objs if o["type"] == "check"]
+        self.assertTrue(all(c["ok"] for c in checks), [c for c in checks if not c["ok"]])
+        self.assertTrue(any("fp16" in c["name"] for c in checks) and any("bf16" in c["name"] for c in checks))
+        self.assertTrue(any("q4_0 quantize twice" in c["name"] for c in checks))
+        self.assertEqual(objs[-1], {"type": "summary", "passed": len(checks), "failed": 0})
+
+    def test_support(self):
+        rc, out, err = run("support")
+        self.assertEqual(rc, 0, out + err)
+        self.assertRegex(out, r"GET_ROWS\s+f32\s+yes\s+yes")
+        rc, out, err = run("support", "--json", "-o", "GET_ROWS", "-b", "CPU")
+        self.assertEqual(rc, 0, out + err)
+        doc = json.loads(out)
+        self.assertEqual(doc["devices"], ["CPU"])
+        cells = {r["type"]: r["support"]["CPU"] for r in doc["rows"]}
+        self.assertEqual({r["op"] for r in doc["rows"]}, {"GET_ROWS"})
+        self.assertEqual(cells["f32"], "yes")
+        self.assertEqual(cells["q4_0"], "yes")
+        self.assertEqual(cells["iq2_xxs"], "no")  # no dequantizer for the IQ grids
+
+    def test_full_cpu_against_ref(self):
+        t0 = time.time()
+        rc, out, err = run("test", "-b", "CPU", timeout=300)
+        elapsed = time.time() - t0
+        self.assertEqual(rc, 0, "\n".join(l for l in out.splitlines() if "FAIL" in l)[:3000] + err[-1000:])
+        passed, failed, skipped = summary(out)
+        self.assertEqual(failed, 0)
+        self.assertGreater(passed, 500)
+        self.assertGreater(skipped, 0)  # the IQ grid types are not supported
+        for op in ("GET_ROWS", "SET_ROWS", "MUL_MAT", "CPY", "DUP", "CONT", "CAST", "RMS_NORM", "NORM", "L2_NORM",
+                   "GROUP_NORM", "SUM_ROWS", "MEAN"):
+            self.assertRegex(out, r"\n  %s\(.*\): OK\n" % op)
+        self.assertIn("  SET_ROWS(type=q4_0,ne=[256,5,1,3],nr23=[1,1],r=1,v=0): OK", out)
+        self.assertIn("against REF", out)
+        self.assertLess(elapsed, 120)
+
+    def test_ref_against_cpu(self):
+        rc, out, err = run("test", "-o", "GET_ROWS", "-b", "REF")
+        self.assertEqual(rc, 0, out[-2000:] + err)
+        passed, failed, _ = summary(out)
+        self.assertGreater(passed, 40)
+        self.assertEqual(failed, 0)
+        self.assertIn("against CPU", out)
+        self.assertNotIn("SET_ROWS", out)
+
+    def test_json_and_filters(self):
+        rc, out, err = run("test", "--json", "-b", "CPU", "-o", "SET_ROWS", "-p", "type=q4_0", "--seed", "3")
+        self.assertEqual(rc, 0, out + err)
+        objs = json_lines(out)
+        self.assertEqual(objs[0], {"type": "run", "seed": 3})
+        cases = [o for o in objs if o["type"] == "case"]
+        self.assertGreater(len(cases), 10)
+        for c in cases:
+            self.assertEqual((c["op"], c["device"], c["baseline"]), ("SET_ROWS", "CPU", "REF"))
+            self.assertIn("type=q4_0", c["case"])
+            self.assertEqual(c["status"], "OK", c)
+            self.assertTrue(c["exact"])
+        self.assertEqual(objs[-1]["type"], "summary")
+        self.assertEqual((objs[-1]["passed"], objs[-1]["failed"]), (len(cases), 0))
+        self.assertRegex(err, r"\d+ passed, 0 failed, 0 skipped")
+
+    def test_same_seed_same_results(self):
+        args = ("test", "--json", "-b", "CPU", "-o", "MUL_MAT", "-p", "type_a=f16,type_b=f32,m=16,", "--seed", "11")
+        a = [(o.get("case"), o.get("nmse")) for o in json_lines(run(*args)[1])]
+        b = [(o.get("case"), o.get("nmse")) for o in json_lines(run(*args)[1])]
+        self.assertEqual(a, b)
+        self.assertTrue(any(n is not None and n > 0 for _, n in a))  # MUL_MAT F16 differs a little from REF
+
+    def test_detects_damage(self):
+        # each check of the comparison fires when ct-ops damages a result on purpose
+        for fault, what, ops in (("output", "bytes differ", "GET_ROWS,SET_ROWS,CPY,DUP"),
+                                 ("output", "NMSE", "RMS_NORM,NORM"),
+                                 ("sentinel", "sentinel", "GET_ROWS,MUL_MAT"),
+                                 ("nan", "NaN", "SUM_ROWS,MEAN,L2_NORM")):
+            rc, out, err = run("test", "-b", "CPU", "-o", ops, env={"CT_OPS_FAULT": fault})
+            self.assertEqual(rc, 1, fault)
+            passed, failed, _ = summary(out)
+            self.assertGreater(failed, 5, fault)
+            fails = [l for l in out.splitlines() if ": FAIL: " in l]
+            self.assertEqual(len(fails), failed)
+            self.assertTrue(any(what in l for l in fails), (fault, fails[:3]))
+
+    def test_perf_quick(self):
+        rc, out, err = run("perf", "--quick", "-o", "SET_ROWS", "-b", "CPU", "--json")
+        self.assertEqual(rc, 0, out + err)
+        objs = json_lines(out)
+        dev = objs[0]
+        self.assertEqual((dev["type"], dev["device"]), ("device", "CPU"))
+        self.assertGreater(dev["copy_gbps"], 0)
+        self.assertGreater(dev["copy_bytes"], 0)
+        cases = [o for o in objs if o["type"] == "perf"]
+        self.assertEqual(len(cases), 27)  # 9 destination types x 3 row counts
+        types = set()
+        for c in cases:
+            self.assertEqual(c["op"], "SET_ROWS")
+            self.assertEqual(c["status"], "ok", c)
+            for key in ("runs", "us_per_run", "best_us", "bytes_per_run", "gbps", "bw_frac"):
+                self.assertGreater(c[key], 0, (key, c))
+            self.assertLessEqual(c["best_us"], c["us_per_run"])
+            self.assertAlmostEqual(c["bw_frac"], c["gbps"] / dev["copy_gbps"], delta=1e-3 * c["bw_frac"] + 1e-9)
+            types.add(re.match(r"SET_ROWS\(type=(\w+),", c["case"]).group(1))
+        self.assertEqual(types, {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"})
+        # one F32 row of 4096 into F32: 4096*4 written + 4096*4 read + 8 index bytes
+        one = [c for c in cases if c["case"].startswith("SET_ROWS(type=f32,") and ",r=1," in c["case"]][0]
+        self.assertEqual(one["bytes_per_run"], 4096 * 4 * 2 + 8)
+
+    def test_perf_text(self):
+        rc, out, err = run("perf", "--quick", "-o", "RMS_NORM,MUL_MAT", "-p", "n=512,k=14336", "-b", "CPU",
+                           "--min-time", "0")
+        self.assertEqual(rc, 0, out + err)
+        self.assertRegex(out, r"copy bandwidth [0-9.]+ GB/s")
+        self.assertRegex(out, r"MUL_MAT\(type_a=f16,.*n=512.*\): \d+ runs, [0-9.]+ us/run, [0-9.]+ [KMGT]?FLOP/s")
+        self.assertNotIn("RMS_NORM", out)  # -p applies to every op
+
+    def test_usage_errors(self):
+        for args in ((), ("bogus",), ("test", "--bogus"), ("test", "-o"), ("test", "-o", "NOT_AN_OP"),
+                     ("devices", "-o", "GET_ROWS"), ("perf", "--size-scale", "2"), ("test", "--quick"),
+                     ("selfcheck", "--seed", "x")):
+            rc, out, err = run(*args)
+            self.assertEqual(rc, 2, args)
+            self.assertIn("ct-ops", err, args)
+        for args in (("--help",), ("test", "--help"), ("perf", "-h")):
+            rc, out, err = run(*args)
+            self.assertEqual(rc, 0, args)
+            self.assertIn("usage: ct-ops", out)
+
+    def test_unknown_device(self):
+        for cmd in ("test", "support", "perf"):
+            rc, out, err = run(cmd, "-b", "NoSuchDevice")
+            self.assertNotEqual(rc, 0)
+            self.assertIn("unknown device 'NoSuchDevice'", err)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,719 @@
+/* ct-ops case lists (SPEC.md section 7.5 plus edge cases) and the graphs they build. */
+#include "ct_ops.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kind_names[CTO_KIND_COUNT] = {
+    "GET_ROWS", "SET_ROWS", "MUL_MAT", "CPY", "DUP", "CONT", "CAST",
+    "NORM", "RMS_NORM", "L2_NORM", "GROUP_NORM", "SUM_ROWS", "MEAN", "CHAIN",
+};
+
+const char *cto_kind_name(cto_kind kind) {
+    return (unsigned)kind < CTO_KIND_COUNT ? kind_names[kind] : "INVALID";
+}
+
+bool cto_kind_from_name(const char *name, cto_kind *kind) {
+    for (int i = 0; i < CTO_KIND_COUNT; i++) {
+        if (cto_streq_ci(name, kind_names[i])) {
+            *kind = (cto_kind)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cto_kind_exact(cto_kind kind) {
+    switch (kind) {
+    case CTO_GET_ROWS: case CTO_SET_ROWS: case CTO_CPY: case CTO_DUP: case CTO_CONT: case CTO_CAST:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* SPEC.md section 7.2's thresholds. */
+double cto_kind_max_nmse(cto_kind kind) {
+    switch (kind) {
+    case CTO_CPY: case CTO_CAST: return 1e-6;
+    case CTO_MUL_MAT: return 5e-4;
+    default: return 1e-7;
+    }
+}
+
+static const ct_type all_types[] = {
+    CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_Q4_0, CT_TYPE_Q4_1, CT_TYPE_Q5_0, CT_TYPE_Q5_1,
+    CT_TYPE_Q8_0, CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_Q4_K, CT_TYPE_Q5_K, CT_TYPE_Q6_K, CT_TYPE_IQ2_XXS,
+    CT_TYPE_IQ2_XS, CT_TYPE_IQ2_S, CT_TYPE_IQ3_XXS, CT_TYPE_IQ1_S, CT_TYPE_IQ1_M, CT_TYPE_IQ4_NL,
+    CT_TYPE_IQ3_S, CT_TYPE_IQ4_XS,
+};
+static const ct_type base_types[] = {
+    CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q8_0, CT_TYPE_Q4_0, CT_TYPE_Q4_1, CT_TYPE_Q4_K, CT_TYPE_IQ2_XXS,
+};
+static const ct_type other_types[] = {
+    CT_TYPE_Q4_1, CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_Q8_0, CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_Q5_K,
+    CT_TYPE_Q6_K, CT_TYPE_IQ2_XS, CT_TYPE_IQ2_S, CT_TYPE_IQ3_XXS, CT_TYPE_IQ1_S, CT_TYPE_IQ1_M,
+    CT_TYPE_IQ4_NL, CT_TYPE_IQ3_S, CT_TYPE_IQ4_XS, CT_TYPE_BF16,
+};
+#define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* ---- names ---------------------------------------------------------------- */
+
+static int fmt_ne(char *buf, size_t n, const int64_t ne[4]) {
+    return snprintf(buf, n, "[%lld,%lld,%lld,%lld]", (long long)ne[0], (long long)ne[1], (long long)ne[2],
+                    (long long)ne[3]);
+}
+
+static int fmt_per(char *buf, size_t n, const int per[4]) {
+    return snprintf(buf, n, "[%d,%d,%d,%d]", per[0], per[1], per[2], per[3]);
+}
+
+static void case_name(cto_case *c) {
+    char ne[96], p1[32], p2[32], body[512];
+    fmt_ne(ne, sizeof ne, c->ne);
+    fmt_per(p1, sizeof p1, c->per);
+    fmt_per(p2, sizeof p2, c->per2);
+    const char *ta = ct_type_name(c->ta), *tb = ct_type_name(c->tb);
+    switch (c->kind) {
+    case CTO_GET_ROWS:
+        snprintf(body, sizeof body, "type=%s,n=%lld,m=%lld,r=%lld,b=%lld,v=%d", ta, (long long)c->n,
+                 (long long)c->m, (long long)c->r, (long long)c->b, c->v);
+        break;
+    case CTO_SET_ROWS: {
+        char extra[64] = "";
+        if (c->tb != CT_TYPE_F32 || c->ti != CT_TYPE_I64)
+            snprintf(extra, sizeof extra, ",type_src=%s,type_idx=%s", tb, ct_type_name(c->ti));
+        snprintf(body, sizeof body, "type=%s%s,ne=%s,nr23=[%d,%d],r=%lld,v=%d", ta, extra, ne, c->nr[0], c->nr[1],
+                 (long long)c->r, c->v);
+        break;
+    }
+    case CTO_MUL_MAT:
+        snprintf(body, sizeof body, "type_a=%s,type_b=%s,m=%lld,n=%lld,k=%lld,bs=[%d,%d],nr=[%d,%d],per=%s,v=%d", ta,
+                 tb, (long long)c->m, (long long)c->n, (long long)c->k, c->bs[0], c->bs[1], c->nr[0], c->nr[1], p1,
+                 c->v);
+        break;
+    case CTO_CPY:
+        snprintf(body, sizeof body, "type_src=%s,type_dst=%s,ne=%s,permute_src=%s,permute_dst=%s", ta, tb, ne, p1,
+                 p2);
+        break;
+    case CTO_CAST:
+        snprintf(body, sizeof body, "type_src=%s,type_dst=%s,ne=%s,permute=%s", ta, tb, ne, p1);
+        break;
+    case CTO_DUP:
+        snprintf(body, sizeof body, "type=%s,ne=%s,permute=%s", ta, ne, p1);
+        break;
+    case CTO_CONT:
+        snprintf(body, sizeof body, "type=%s,ne=%s", ta, ne);
+        break;
+    case CTO_NORM: case CTO_RMS_NORM:
+        snprintf(body, sizeof body, "type=%s,ne=%s,v=%d,eps=%g", ta, ne, c->v, (double)c->eps);
+        break;
+    case CTO_L2_NORM:
+        snprintf(body, sizeof body, "type=%s,ne=%s,eps=%g", ta, ne, (double)c->eps);
+        break;
+    case CTO_GROUP_NORM:
+        snprintf(body, sizeof body, "type=%s,ne=%s,num_groups=%d,eps=%g", ta, ne, c->n_groups, (double)c->eps);
+        break;
+    case CTO_SUM_ROWS: case CTO_MEAN:
+        if (c->use_per) snprintf(body, sizeof body, "type=%s,ne=%s,permute=%s", ta, ne, p1);
+        else snprintf(body, sizeof body, "type=%s,ne=%s", ta, ne);
+        break;
+    case CTO_CHAIN:
+        snprintf(body, sizeof body, "op=RMS_NORM,ne0=%lld,nodes=%lld", (long long)c->ne[0], (long long)c->n);
+        break;
+    default:
+        snprintf(body, sizeof body, "?");
+    }
+    snprintf(c->name, sizeof c->name, "%s(%s)", cto_kind_name(c->kind), body);
+}
+
+/* ---- list building -------------------------------------------------------- */
+
+static cto_case base_case(cto_kind kind) {
+    cto_case c;
+    memset(&c, 0, sizeof c);
+    c.kind = kind;
+    c.ta = c.tb = CT_TYPE_F32;
+    c.ti = CT_TYPE_I64;
+    for (int i = 0; i < 4; i++) {
+        c.ne[i] = 1;
+        c.per[i] = c.per2[i] = i;
+    }
+    c.bs[0] = c.bs[1] = c.nr[0] = c.nr[1] = 1;
+    c.lo = -1.0f;
+    c.hi = 1.0f;
+    return c;
+}
+
+static void add(cto_case_list *l, cto_case c) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 256;
+        cto_case *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            fprintf(stderr, "ct-ops: out of host memory\n");
+            exit(CTO_EXIT_FAIL);
+        }
+        l->v = v;
+        l->cap = cap;
+    }
+    case_name(&c);
+    l->v[l->n++] = c;
+}
+
+void cto_case_list_free(cto_case_list *l) {
+    free(l->v);
+    l->v = NULL;
+    l->n = l->cap = 0;
+}
+
+static void set4(int64_t dst[4], int64_t a, int64_t b, int64_t c, int64_t d) {
+    dst[0] = a; dst[1] = b; dst[2] = c; dst[3] = d;
+}
+
+static void setp(int dst[4], int a, int b, int c, int d) {
+    dst[0] = a; dst[1] = b; dst[2] = c; dst[3] = d;
+}
+
+static void add_get_rows(cto_case_list *l, ct_type t, int64_t n, int64_t m, int64_t r, int64_t b, bool v) {
+    cto_case c = base_case(CTO_GET_ROWS);
+    c.ta = t;
+    c.ti = CT_TYPE_I32;
+    c.n = n; c.m = m; c.r = r; c.b = b; c.v = v;
+    add(l, c);
+}
+
+static void add_set_rows(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, int nr0,
+                         int nr1, int64_t r, bool v, ct_type tsrc, ct_type tidx) {
+    cto_case c = base_case(CTO_SET_ROWS);
+    c.ta = t; c.tb = tsrc; c.ti = tidx;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    c.nr[0] = nr0; c.nr[1] = nr1;
+    c.r = r; c.v = v;
+    add(l, c);
+}
+
+static void add_mul_mat(cto_case_list *l, ct_type ta, ct_type tb, int64_t m, int64_t n, int64_t k, int bs0, int bs1,
+                        int nr0, int nr1, const int *per, bool v) {
+    cto_case c = base_case(CTO_MUL_MAT);
+    c.ta = ta; c.tb = tb;
+    c.m = m; c.n = n; c.k = k;
+    c.bs[0] = bs0; c.bs[1] = bs1; c.nr[0] = nr0; c.nr[1] = nr1;
+    if (per) {
+        setp(c.per, per[0], per[1], per[2], per[3]);
+        c.use_per = per[0] != 0 || per[1] != 1 || per[2] != 2 || per[3] != 3;
+    }
+    c.v = v;
+    c.flops = n > 8;
+    add(l, c);
+}
+
+static void add_cpy(cto_case_list *l, ct_type ts, ct_type td, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                    const int *ps, const int *pd) {
+    cto_case c = base_case(CTO_CPY);
+    c.ta = ts; c.tb = td;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    if (ps) { setp(c.per, ps[0], ps[1], ps[2], ps[3]); c.use_per = true; }
+    if (pd) { setp(c.per2, pd[0], pd[1], pd[2], pd[3]); c.use_per2 = true; }
+    add(l, c);
+}
+
+static void add_simple(cto_case_list *l, cto_kind kind, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                       const int *per) {
+    cto_case c = base_case(kind);
+    c.ta = t;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    if (per) { setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
+    add(l, c);
+}
+
+static void add_cast(cto_case_list *l, ct_type ts, ct_type td, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                     const int *per) {
+    cto_case c = base_case(CTO_CAST);
+    c.ta = ts; c.tb = td;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    if (per) { setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
+    add(l, c);
+}
+
+static void add_norm(cto_case_list *l, cto_kind kind, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool v,
+                     float eps) {
+    cto_case c = base_case(kind);
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    c.v = v;
+    c.eps = eps;
+    if (kind == CTO_RMS_NORM) { c.lo = -10.0f; c.hi = 10.0f; }
+    add(l, c);
+}
+
+static void add_group_norm(cto_case_list *l, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, int groups,
+                           float eps) {
+    cto_case c = base_case(CTO_GROUP_NORM);
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    c.n_groups = groups;
+    c.eps = eps;
+    add(l, c);
+}
+
+void cto_cases_test(cto_case_list *l) {
+    static const int P0213[4] = {0, 2, 1, 3}, P0132[4] = {0, 1, 3, 2}, P0321[4] = {0, 3, 2, 1};
+    static const int P0312[4] = {0, 3, 1, 2}, P1023[4] = {1, 0, 2, 3}, P1203[4] = {1, 2, 0, 3};
+    static const int P0123[4] = {0, 1, 2, 3};
+
+    /* GET_ROWS */
+    add_get_rows(l, CT_TYPE_F32, 1, 8, 2, 1, false);
+    for (int i = 0; i < N_OF(all_types); i++)
+        for (int b = 1; b <= 7; b += 6)
+            for (int v = 0; v <= 1; v++) add_get_rows(l, all_types[i], 256, 5, 4, b, v);
+    for (int b = 1; b <= 7; b += 6)
+        for (int v = 0; v <= 1; v++) add_get_rows(l, CT_TYPE_I32, 256, 5, 4, b, v);
+    /* edges: one-element dims, odd rows, one source row, no rows at all */
+    add_get_rows(l, CT_TYPE_F32, 1, 1, 1, 1, false);
+    add_get_rows(l, CT_TYPE_F16, 33, 7, 5, 3, false);
+    add_get_rows(l, CT_TYPE_BF16, 31, 2, 9, 2, true);
+    add_get_rows(l, CT_TYPE_Q4_0, 64, 1, 3, 1, false);
+    add_get_rows(l, CT_TYPE_Q8_0, 32, 300, 64, 2, false);
+    add_get_rows(l, CT_TYPE_F32, 256, 5, 0, 2, false);
+
+    /* SET_ROWS */
+    add_set_rows(l, CT_TYPE_F32, 1, 8, 1, 3, 1, 1, 2, false, CT_TYPE_F32, CT_TYPE_I64);
+    for (int i = 0; i < N_OF(all_types); i++) {
+        ct_type t = all_types[i];
+        int64_t blck = ct_type_block_size(t);
+        for (int b = 1; b <= 7; b += 6) {
+            for (int v = 0; v <= 1; v++) {
+                add_set_rows(l, t, 256, 5, b, 3, 1, 1, 1, v, CT_TYPE_F32, CT_TYPE_I64);
+                add_set_rows(l, t, 256, 11, 1, b, 2, 3, 7, v, CT_TYPE_F32, CT_TYPE_I64);
+                add_set_rows(l, t, 3 * blck, 3, b, 1, 2, 3, 2, v, CT_TYPE_F32, CT_TYPE_I64);
+                if (blck == 1) {
+                    add_set_rows(l, t, 31, 3, b, 1, 2, 3, 2, v, CT_TYPE_F32, CT_TYPE_I64);
+                    add_set_rows(l, t, 33, 5, 1, b, 2, 3, 1, v, CT_TYPE_F32, CT_TYPE_I64);
+                }
+            }
+        }
+    }
+    /* edges: every row rewritten, one-element rows, F16 source and I32 indices (the header allows both) */
+    add_set_rows(l, CT_TYPE_Q8_0, 64, 9, 1, 1, 1, 1, 9, false, CT_TYPE_F32, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_F16, 1, 4, 1, 1, 1, 1, 3, false, CT_TYPE_F32, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_F32, 33, 5, 2, 1, 1, 1, 4, false, CT_TYPE_F16, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_Q4_0, 64, 6, 1, 2, 1, 1, 5, false, CT_TYPE_F32, CT_TYPE_I32);
+    add_set_rows(l, CT_TYPE_IQ4_NL, 96, 7, 3, 1, 1, 1, 6, true, CT_TYPE_F32, CT_TYPE_I64);
+
+    /* MUL_MAT */
+    for (int i = 0; i < N_OF(all_types); i++)
+        for (int n = 1; n <= 9; n++) add_mul_mat(l, all_types[i], CT_TYPE_F32, 16, n, 256, 1, 1, 1, 1, NULL, false);
+    static const int bsnr[9][4] = {
+        {1, 1, 1, 1}, {1, 1, 2, 1}, {1, 1, 1, 2}, {3, 1, 1, 1}, {3, 1, 2, 1},
+        {3, 2, 1, 1}, {3, 2, 2, 1}, {3, 2, 1, 2}, {3, 2, 2, 2},
+    };
+    const int *pers[3] = {P0213, P0132, P0321};
+    for (int i = 0; i < N_OF(base_types); i++) {
+        ct_type ta = base_types[i];
+        for (int j = 0; j < 2; j++) {
+            ct_type tb = j ? CT_TYPE_F16 : CT_TYPE_F32;
+            for (int kk = 0; kk < 2; kk++) {
+                int64_t k = kk ? 4 : 256;
+                if (k == 4 && ct_type_block_size(ta) != 1) continue;
+                for (int n = 1; n <= 16; n += 15)
+                    for (int s = 0; s < 9; s++)
+                        add_mul_mat(l, ta, tb, 16, n, k, bsnr[s][0], bsnr[s][1], bsnr[s][2], bsnr[s][3], NULL, false);
+                static const int ns[3] = {1, 8, 16};
+                for (int ni = 0; ni < 3; ni++)
+                    for (int p = 0; p < 3; p++) add_mul_mat(l, ta, tb, 16, ns[ni], k, 2, 3, 1, 1, pers[p], false);
+            }
+            add_mul_mat(l, ta, tb, 16, 1, 1024, 3, 2, 1, 1, NULL, false);
+            add_mul_mat(l, ta, tb, 16, 8, 1024, 3, 2, 1, 1, NULL, false);
+            add_mul_mat(l, ta, tb, 16, 16, 1024, 3, 2, 1, 1, NULL, false);
+        }
+    }
+    for (int i = 0; i < N_OF(other_types); i++) {
+        ct_type t = other_types[i];
+        if (ct_type_block_size(t) != 256)
+            add_mul_mat(l, t, CT_TYPE_F32, 16, 1, ct_type_block_size(t), 1, 1, 1, 1, NULL, false);
+        add_mul_mat(l, t, CT_TYPE_F32, 16, 1, 256, 1, 1, 1, 1, NULL, false);
+    }
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 64, 2, 128, 8, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 83, 2, 128, 8, 1, 4, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 64, 2, 64, 8, 1, 4, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 83, 2, 64, 8, 1, 4, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 64, 45, 128, 8, 1, 4, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 45, 64, 8, 1, 4, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 1056, 1, 193, 1, 1, 4, 1, P0213, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 1056, 1, 67, 1, 1, 4, 1, P0213, false);
+    for (int bs = 1; bs <= 8; bs *= 2)
+        for (int nr = 1; nr <= 4; nr += 3)
+            for (int dm = 0; dm <= 1; dm++)
+                for (int dk = 0; dk <= 1; dk++) {
+                    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 1056 + dm, 1, 128 + dk, bs, 1, nr, 1, P0213, false);
+                    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128 + dm, 1, 1056 + dk, bs, 1, nr, 1, P0123, true);
+                }
+    /* edges: one-element everything, odd k for plain types, a vector times a vector */
+    add_mul_mat(l, CT_TYPE_F32, CT_TYPE_F32, 1, 1, 1, 1, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F32, CT_TYPE_F32, 7, 3, 33, 1, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_BF16, CT_TYPE_F32, 5, 3, 17, 2, 1, 1, 1, NULL, false);
+
+    /* CPY */
+    for (int i = 0; i < N_OF(all_types); i++) {
+        ct_type t = all_types[i];
+        int64_t blck = ct_type_block_size(t);
+        for (int k = 1; k <= 3; k++) {
+            add_cpy(l, t, t, k * blck, 2, 3, 4, NULL, NULL);
+            add_cpy(l, t, t, k * blck, 2, 3, 4, P0213, NULL);
+            add_cpy(l, t, t, k * blck, 2, 3, 4, P0312, P0213);
+        }
+    }
+    static const ct_type cpy_src[3] = {CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_F32};
+    for (int s = 0; s < 3; s++)
+        for (int i = 0; i < N_OF(all_types); i++) {
+            add_cpy(l, cpy_src[s], all_types[i], 256, 4, 4, 4, NULL, NULL);
+            add_cpy(l, cpy_src[s], all_types[i], 256, 2, 3, 4, P0213, NULL);
+        }
+    for (int i = 0; i < N_OF(all_types); i++) {
+        add_cpy(l, all_types[i], CT_TYPE_F32, 256, 4, 4, 4, NULL, NULL);
+        add_cpy(l, all_types[i], CT_TYPE_F32, 256, 2, 3, 4, P0213, NULL);
+    }
+    for (int s = 0; s < 2; s++)
+        for (int d = 0; d < 2; d++) {
+            ct_type ts = s ? CT_TYPE_F16 : CT_TYPE_F32, td = d ? CT_TYPE_F16 : CT_TYPE_F32;
+            add_cpy(l, ts, td, 256, 2, 3, 4, P1023, NULL);
+        }
+    /* edges: different shapes with equal counts, odd sizes, an empty tensor */
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F16, 1, 1, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 7, 5, 3, 1, P1203, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 0, 4, 2, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_BF16, 33, 3, 1, 1, NULL, P1023);
+
+    /* DUP */
+    static const ct_type dup_types[4] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_I32, CT_TYPE_I16};
+    for (int i = 0; i < 4; i++) add_simple(l, CTO_DUP, dup_types[i], 10, 10, 20, 1, NULL);
+    for (int i = 0; i < 2; i++) {
+        add_simple(l, CTO_DUP, dup_types[i], 10, 10, 5, 1, P0213);
+        add_simple(l, CTO_DUP, dup_types[i], 10, 10, 5, 1, P1023);
+    }
+    add_simple(l, CTO_DUP, CT_TYPE_I16, 10, 8, 3, 1, P0213);
+    add_simple(l, CTO_DUP, CT_TYPE_I16, 10, 8, 3, 1, P1203);
+    add_simple(l, CTO_DUP, CT_TYPE_BF16, 9, 7, 3, 2, P0321);
+    add_simple(l, CTO_DUP, CT_TYPE_Q4_0, 64, 3, 2, 1, NULL);
+    add_simple(l, CTO_DUP, CT_TYPE_F32, 1, 1, 1, 1, NULL);
+
+    /* CONT (of a transposed source) */
+    static const ct_type cont_types[3] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16};
+    add_simple(l, CTO_CONT, CT_TYPE_F32, 10, 10, 10, 1, NULL);
+    for (int i = 0; i < 3; i++) {
+        add_simple(l, CTO_CONT, cont_types[i], 2, 1, 1, 1, NULL);
+        add_simple(l, CTO_CONT, cont_types[i], 2, 1, 3, 5, NULL);
+        add_simple(l, CTO_CONT, cont_types[i], 2, 3, 5, 7, NULL);
+    }
+    add_simple(l, CTO_CONT, CT_TYPE_F32, 33, 17, 1, 1, NULL);
+    add_simple(l, CTO_CONT, CT_TYPE_I32, 5, 3, 2, 1, NULL);
+
+    /* CAST */
+    static const ct_type cast_pairs[][2] = {
+        {CT_TYPE_F32, CT_TYPE_F16}, {CT_TYPE_F16, CT_TYPE_F32}, {CT_TYPE_F32, CT_TYPE_BF16},
+        {CT_TYPE_BF16, CT_TYPE_F32}, {CT_TYPE_F16, CT_TYPE_BF16}, {CT_TYPE_F32, CT_TYPE_Q8_0},
+        {CT_TYPE_F32, CT_TYPE_Q4_0}, {CT_TYPE_F32, CT_TYPE_IQ4_NL}, {CT_TYPE_Q4_0, CT_TYPE_F32},
+        {CT_TYPE_Q6_K, CT_TYPE_F32}, {CT_TYPE_F32, CT_TYPE_F32},
+    };
+    for (int i = 0; i < N_OF(cast_pairs); i++) {
+        add_cast(l, cast_pairs[i][0], cast_pairs[i][1], 256, 3, 2, 1, NULL);
+        add_cast(l, cast_pairs[i][0], cast_pairs[i][1], 256, 3, 2, 1, P0213);
+    }
+    add_cast(l, CT_TYPE_F32, CT_TYPE_F16, 5, 7, 1, 1, P1023);
+
+    /* the norms */
+    static const float eps_list[4] = {0.0f, 1e-6f, 1e-4f, 1e-1f};
+    for (int e = 0; e < 4; e++) {
+        for (int v = 0; v <= 1; v++) {
+            add_norm(l, CTO_NORM, 64, 5, 4, 3, v, eps_list[e]);
+            add_norm(l, CTO_RMS_NORM, 64, 5, 4, 3, v, eps_list[e]);
+        }
+        add_norm(l, CTO_L2_NORM, 64, 5, 4, 3, false, eps_list[e]);
+    }
+    add_norm(l, CTO_L2_NORM, 64, 5, 4, 3, false, 1e-12f);
+    /* edges: one-element and odd rows */
+    add_norm(l, CTO_NORM, 1, 3, 1, 1, false, 1e-5f);
+    add_norm(l, CTO_RMS_NORM, 1, 3, 1, 1, false, 1e-5f);
+    add_norm(l, CTO_L2_NORM, 1, 3, 1, 1, false, 1e-5f);
+    add_norm(l, CTO_NORM, 4097, 3, 1, 1, false, 1e-5f);
+    add_norm(l, CTO_RMS_NORM, 4097, 3, 1, 1, false, 1e-5f);
+    add_norm(l, CTO_L2_NORM, 33, 2, 2, 1, false, 1e-5f);
+    add_group_norm(l, 64, 64, 320, 1, 32, 1e-6f);
+    add_group_norm(l, 9, 9, 1280, 1, 32, 1e-6f);
+    /* edges: ne03 > 1 and a truncated last group */
+    add_group_norm(l, 8, 8, 64, 3, 32, 1e-6f);
+    add_group_norm(l, 5, 5, 30, 1, 4, 1e-6f);
+    add_group_norm(l, 3, 1, 7, 2, 3, 1e-5f);
+
+    /* SUM_ROWS and MEAN */
+    add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 10, 5, 4, 3, NULL);
+    add_simple(l, CTO_MEAN, CT_TYPE_F32, 10, 5, 4, 3, NULL);
+    add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 1, 1, 1, 1, NULL);
+    add_simple(l, CTO_MEAN, CT_TYPE_F32, 1, 1, 1, 1, NULL);
+    add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 4097, 3, 1, 1, NULL);
+    add_simple(l, CTO_MEAN, CT_TYPE_F32, 4097, 3, 1, 1, NULL);
+    add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 10, 5, 4, 3, P1023);
+    add_simple(l, CTO_MEAN, CT_TYPE_F32, 10, 5, 4, 3, P0213);
+    add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 0, 3, 2, 1, NULL);
+}
+
+/* ---- perf list ------------------------------------------------------------ */
+
+/* x scaled, rounded down to a multiple of mult, at least lo. */
+static int64_t sc(int64_t x, double s, int64_t mult, int64_t lo) {
+    int64_t v = (int64_t)((double)x * s);
+    v -= v % mult;
+    return v < lo ? lo : v;
+}
+
+void cto_cases_perf(cto_case_list *l, double s) {
+    static const int P0213[4] = {0, 2, 1, 3}, P1023[4] = {1, 0, 2, 3}, P0123[4] = {0, 1, 2, 3};
+    static const ct_type set_types[] = {
+        CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_Q8_0, CT_TYPE_Q4_0,
+        CT_TYPE_Q4_1, CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL,
+    };
+    static const ct_type get_types[] = {
+        CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q8_0, CT_TYPE_Q4_0, CT_TYPE_Q4_K, CT_TYPE_Q6_K,
+    };
+
+    int64_t dst_rows = sc(65536, s, 1, 64);
+    static const int64_t set_r[3] = {1, 32, 16384};
+    for (int i = 0; i < N_OF(set_types); i++)
+        for (int j = 0; j < 3; j++) {
+            int64_t r = set_r[j] > 32 ? sc(set_r[j], s, 1, 32) : set_r[j];
+            if (r > dst_rows) r = dst_rows;
+            add_set_rows(l, set_types[i], 4096, dst_rows, 1, 1, 1, 1, r, false, CT_TYPE_F32, CT_TYPE_I64);
+        }
+
+    int64_t src_rows = sc(32768, s, 1, 64);
+    for (int i = 0; i < N_OF(get_types); i++) {
+        add_get_rows(l, get_types[i], 4096, src_rows, 1, 1, false);
+        add_get_rows(l, get_types[i], 4096, src_rows, sc(16384, s, 1, 32), 1, false);
+    }
+
+    int64_t cpy_rows = sc(4096, s, 1, 16);
+    static const ct_type cpy_pairs[][2] = {
+        {CT_TYPE_F32, CT_TYPE_F16}, {CT_TYPE_F32, CT_TYPE_BF16}, {CT_TYPE_F32, CT_TYPE_Q8_0},
+        {CT_TYPE_F32, CT_TYPE_Q4_0}, {CT_TYPE_Q4_0, CT_TYPE_F32}, {CT_TYPE_F16, CT_TYPE_F32},
+    };
+    for (int i = 0; i < N_OF(cpy_pairs); i++)
+        add_cpy(l, cpy_pairs[i][0], cpy_pairs[i][1], 4096, cpy_rows, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 4096, cpy_rows, 1, 1, P1023, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F16, 512, sc(3072, s, 1, 16), 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 8192, sc(512, s, 1, 4), 2, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 3072, sc(512, s, 1, 4), 2, 1, P0213, NULL);
+
+    static const cto_kind norm_kinds[5] = {CTO_RMS_NORM, CTO_NORM, CTO_L2_NORM, CTO_SUM_ROWS, CTO_MEAN};
+    for (int i = 0; i < 5; i++) {
+        for (int j = 0; j < 2; j++) {
+            cto_case c = base_case(norm_kinds[i]);
+            if (j == 0) set4(c.ne, 8192, sc(8192, s, 1, 16), 1, 1);
+            else set4(c.ne, 4096, 1, 1, 1);
+            c.eps = 1e-6f;
+            add(l, c);
+        }
+    }
+    add_simple(l, CTO_MEAN, CT_TYPE_F32, 256, 256, 3, 1, NULL);
+
+    /* MUL_MAT: SPEC's list over all types, then the big square F32/F16/Q4_0 ones */
+    static const int64_t mm_n[7] = {1, 2, 3, 4, 5, 8, 512};
+    int64_t mm_m = sc(4096, s, 16, 16);
+    for (int ni = 0; ni < 7; ni++)
+        for (int i = 0; i < N_OF(all_types); i++)
+            add_mul_mat(l, all_types[i], CT_TYPE_F32, mm_m, mm_n[ni], 14336, 1, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, sc(16416, s, 16, 16), 1, 128, 8, 1, 4, 1, P0213, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 1, sc(16416, s, 32, 32), 8, 1, 4, 1, P0123, true);
+    static const ct_type sq_types[3] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q4_0};
+    for (int i = 0; i < 3; i++)
+        add_mul_mat(l, sq_types[i], CT_TYPE_F32, sc(16384, s, 16, 16), 512, sc(16384, s, 256, 256), 1, 1, 1, 1, NULL,
+                    false);
+
+    cto_case c = base_case(CTO_CHAIN);
+    set4(c.ne, 64, 1, 1, 1);
+    c.n = 1000;
+    add(l, c);
+}
+
+/* ---- graphs --------------------------------------------------------------- */
+
+ct_context *cto_case_context(int n_rep) {
+    size_t nodes = (size_t)n_rep * 4 + 1200;
+    ct_context_params p;
+    p.mem_size = ct_tensor_overhead() * (nodes * 2 + 256) + ct_graph_overhead(nodes) * 2 +
+                 nodes * ct_graph_overhead(1) + ((size_t)1 << 20);
+    p.mem_buffer = NULL;
+    p.no_alloc = true;
+    return ct_context_new(p);
+}
+
+static ct_tensor *chk(cto_builder *b, ct_tensor *t) {
+    if (!t && !b->err[0]) snprintf(b->err, sizeof b->err, "%s", ct_last_error());
+    return t;
+}
+
+static ct_tensor *sentinel(cto_builder *b) {
+    ct_tensor *s = chk(b, ct_tensor_new_1d(b->ctx, CT_TYPE_F32, 1024));
+    if (!s) return NULL;
+    ct_tensor_set_name(s, "sent");
+    if (b->n_leaf < CTO_MAX_LEAF) {
+        cto_leaf *lf = &b->leaf[b->n_leaf++];
+        lf->t = s;
+        lf->init = CTO_INIT_SENTINEL;
+        lf->lo = -1.0f;
+        lf->hi = 1.0f;
+        lf->m = 0;
+    }
+    return s;
+}
+
+/* A new input tensor (uniform init in [lo, hi]) followed by a sentinel. */
+static ct_tensor *new_tensor(cto_builder *b, ct_type type, const int64_t ne[4], float lo, float hi) {
+    ct_tensor *t = chk(b, ct_tensor_new(b->ctx, type, 4, ne));
+    if (!t) return NULL;
+    if (b->n_leaf >= CTO_MAX_LEAF - 1) {
+        snprintf(b->err, sizeof b->err, "ct-ops: too many tensors in one case");
+        return NULL;
+    }
+    cto_leaf *lf = &b->leaf[b->n_leaf++];
+    lf->t = t;
+    lf->init = CTO_INIT_UNIFORM;
+    lf->lo = lo;
+    lf->hi = hi;
+    lf->m = 0;
+    if (b->sentinels && !sentinel(b)) return NULL;
+    return t;
+}
+
+static ct_tensor *new4(cto_builder *b, ct_type type, int64_t a, int64_t c, int64_t d, int64_t e, float lo, float hi) {
+    int64_t ne[4] = {a, c, d, e};
+    return new_tensor(b, type, ne, lo, hi);
+}
+
+static void set_index_init(cto_builder *b, ct_tensor *t, int init, int64_t m) {
+    for (int i = 0; i < b->n_leaf; i++) {
+        if (b->leaf[i].t == t) {
+            b->leaf[i].init = init;
+            b->leaf[i].m = m;
+        }
+    }
+}
+
+const cto_leaf *cto_builder_leaf(const cto_builder *b, const ct_tensor *t) {
+    for (int i = 0; i < b->n_leaf; i++)
+        if (b->leaf[i].t == t) return &b->leaf[i];
+    return NULL;
+}
+
+bool cto_builder_finish(cto_builder *b) {
+    return !b->sentinels || sentinel(b) != NULL;
+}
+
+static ct_tensor *permute(cto_builder *b, ct_tensor *t, const int per[4]) {
+    if (!t) return NULL;
+    return chk(b, ct_permute(b->ctx, t, per[0], per[1], per[2], per[3]));
+}
+
+bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **outs) {
+    ct_context *ctx = b->ctx;
+    ct_tensor *x = NULL, *y = NULL, *z = NULL;
+    float lo = c->lo, hi = c->hi;
+    if (b->sentinels && !sentinel(b)) return false;
+    for (int i = 0; i < n_rep; i++) outs[i] = NULL;
+
+    switch (c->kind) {
+    case CTO_GET_ROWS:
+        x = new4(b, c->ta, c->n, c->m, c->b, 1, lo, hi);
+        y = new4(b, c->ti, c->r, c->b, 1, 1, lo, hi);
+        if (!x || !y) break;
+        set_index_init(b, y, CTO_INIT_INDEX_MOD, c->m);
+        if (c->v) y = chk(b, ct_view_2d(ctx, y, c->r / 2, c->b, y->nb[1], 0));
+        for (int i = 0; y && i < n_rep; i++) outs[i] = chk(b, ct_get_rows(ctx, x, y));
+        break;
+    case CTO_SET_ROWS: {
+        int64_t ne2 = c->ne[2] * c->nr[0], ne3 = c->ne[3] * c->nr[1];
+        x = new4(b, c->ta, c->ne[0], c->ne[1], ne2, ne3, lo, hi);
+        y = new4(b, c->tb, c->ne[0], c->r, ne2, ne3, lo, hi);
+        z = new4(b, c->ti, c->r, c->ne[2], c->ne[3], 1, lo, hi);
+        if (!x || !y || !z) break;
+        set_index_init(b, z, CTO_INIT_INDEX_PERM, c->ne[1]);
+        if (c->v) {
+            y = chk(b, ct_view_4d(ctx, y, c->ne[0], c->r / 2, ne2, ne3, y->nb[1], y->nb[2], y->nb[3], 0));
+            z = chk(b, ct_view_3d(ctx, z, c->r / 2, c->ne[2], c->ne[3], z->nb[1], z->nb[2], 0));
+        }
+        for (int i = 0; y && z && i < n_rep; i++) outs[i] = chk(b, ct_set_rows(ctx, x, y, z));
+        break;
+    }
+    case CTO_MUL_MAT: {
+        int64_t na[4] = {c->k, c->m, c->bs[0], c->bs[1]};
+        int64_t nb[4] = {c->k, c->n, (int64_t)c->bs[0] * c->nr[0], (int64_t)c->bs[1] * c->nr[1]};
+        if (c->use_per) {
+            int64_t pa[4], pb[4];
+            for (int i = 0; i < 4; i++) {
+                pa[i] = na[c->per[i]];
+                pb[i] = nb[c->per[i]];
+            }
+            x = permute(b, new_tensor(b, c->ta, pa, lo, hi), c->per);
+            y = permute(b, new_tensor(b, c->tb, pb, lo, hi), c->per);
+        } else if (c->v) {
+            x = new4(b, c->ta, 2 * c->k, na[1], na[2], na[3], lo, hi);
+            y = new4(b, c->tb, 2 * c->k, nb[1], nb[2], nb[3], lo, hi);
+            if (x) x = chk(b, ct_view_4d(ctx, x, c->k, na[1], na[2], na[3], x->nb[1], x->nb[2], x->nb[3], 0));
+            if (y) y = chk(b, ct_view_4d(ctx, y, c->k, nb[1], nb[2], nb[3], y->nb[1], y->nb[2], y->nb[3], 0));
+        } else {
+            x = new_tensor(b, c->ta, na, lo, hi);
+            y = new_tensor(b, c->tb, nb, lo, hi);
+        }
+        for (int i = 0; x && y && i < n_rep; i++) outs[i] = chk(b, ct_mul_mat(ctx, x, y));
+        break;
+    }
+    case CTO_CPY:
+        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x && c->use_per) x = permute(b, x, c->per);
+        if (x) y = new_tensor(b, c->tb, x->ne, lo, hi);
+        if (y && c->use_per2) y = permute(b, y, c->per2);
+        for (int i = 0; x && y && i < n_rep; i++) outs[i] = chk(b, ct_cpy(ctx, x, y));
+        break;
+    case CTO_DUP: case CTO_CAST: case CTO_SUM_ROWS: case CTO_MEAN:
+        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x && c->use_per) x = permute(b, x, c->per);
+        for (int i = 0; x && i < n_rep; i++) {
+            if (c->kind == CTO_DUP) outs[i] = chk(b, ct_dup(ctx, x));
+            else if (c->kind == CTO_CAST) outs[i] = chk(b, ct_cast(ctx, x, c->tb));
+            else if (c->kind == CTO_SUM_ROWS) outs[i] = chk(b, ct_sum_rows(ctx, x));
+            else outs[i] = chk(b, ct_mean(ctx, x));
+        }
+        break;
+    case CTO_CONT:
+        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x) x = chk(b, ct_transpose(ctx, x));
+        for (int i = 0; x && i < n_rep; i++) outs[i] = chk(b, ct_cont(ctx, x));
+        break;
+    case CTO_NORM: case CTO_RMS_NORM: case CTO_L2_NORM: case CTO_GROUP_NORM:
+        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x && c->v)
+            x = chk(b, ct_view_4d(ctx, x, x->ne[0] / 2, x->ne[1] / 2, x->ne[2] / 2, x->ne[3] / 2, x->nb[1], x->nb[2],
+                                  x->nb[3], 0));
+        for (int i = 0; x && i < n_rep; i++) {
+            if (c->kind == CTO_NORM) outs[i] = chk(b, ct_norm(ctx, x, c->eps));
+            else if (c->kind == CTO_RMS_NORM) outs[i] = chk(b, ct_rms_norm(ctx, x, c->eps));
+            else if (c->kind == CTO_L2_NORM) outs[i] = chk(b, ct_l2_norm(ctx, x, c->eps));
+            else outs[i] = chk(b, ct_group_norm(ctx, x, c->n_groups, c->eps));
+        }
+        break;
+    case CTO_CHAIN:
+        x = new_tensor(b, CT_TYPE_F32, c->ne, lo, hi);
+        for (int64_t i = 0; x && i < c->n; i++) x = chk(b, ct_rms_norm(ctx, x, 1e-6f));
+        outs[0] = x;
+        for (int i = 1; i < n_rep; i++) outs[i] = x;
+        break;
+    default:
+        snprintf(b->err, sizeof b->err, "ct-ops: unknown case kind %d", (int)c->kind);
+        return false;
+    }
+    for (int i = 0; i < n_rep; i++) {
+        if (!outs[i]) {
+            if (!b->err[0]) snprintf(b->err, sizeof b->err, "%s", ct_last_error());
+            return false;
+        }
+    }
+    return true;
+}

@@ -1,0 +1,164 @@
+/*
+ * ct-ops: compares backends op by op (modelled on ggml's test-backend-ops).
+ * Uses the public header only. Shared declarations of the tool's files.
+ */
+#ifndef CT_OPS_H
+#define CT_OPS_H
+
+#include "ctensor.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { CTO_EXIT_OK = 0, CTO_EXIT_FAIL = 1, CTO_EXIT_USAGE = 2 };
+
+/* ---- util.c: random numbers, time, memory, output helpers ---------------- */
+
+typedef struct cto_rng {
+    uint64_t s;
+} cto_rng;
+
+void cto_rng_seed(cto_rng *r, uint64_t seed);
+uint64_t cto_rng_u64(cto_rng *r);
+/* Uniform in [lo, hi). */
+float cto_rng_float(cto_rng *r, float lo, float hi);
+/* Uniform in [0, n); n > 0. */
+uint64_t cto_rng_below(cto_rng *r, uint64_t n);
+
+double cto_now(void);
+/* malloc that exits the tool on failure (the tool, not the library, may exit). */
+void *cto_xmalloc(size_t n);
+void *cto_xcalloc(size_t n, size_t size);
+
+void cto_json_str(FILE *f, const char *s);
+/* A number, or null when not finite. */
+void cto_json_num(FILE *f, double v);
+
+/* Case-insensitive equality / substring search. */
+bool cto_streq_ci(const char *a, const char *b);
+bool cto_contains(const char *hay, const char *needle);
+
+/* Renders v with a K/M/G/T suffix into buf. */
+const char *cto_fmt_si(char *buf, size_t n, double v);
+
+/* ---- cases.c: the case lists and the graphs they build -------------------- */
+
+typedef enum cto_kind {
+    CTO_GET_ROWS,
+    CTO_SET_ROWS,
+    CTO_MUL_MAT,
+    CTO_CPY,
+    CTO_DUP,
+    CTO_CONT,
+    CTO_CAST,
+    CTO_NORM,
+    CTO_RMS_NORM,
+    CTO_L2_NORM,
+    CTO_GROUP_NORM,
+    CTO_SUM_ROWS,
+    CTO_MEAN,
+    CTO_CHAIN, /* perf only: a chain of small nodes */
+    CTO_KIND_COUNT,
+} cto_kind;
+
+typedef struct cto_case {
+    cto_kind kind;
+    ct_type ta, tb, ti;    /* main type, second type (src/dst), index type */
+    int64_t ne[4];         /* shape (meaning per kind) */
+    int64_t m, n, k, r, b; /* op-specific sizes */
+    int bs[2], nr[2];      /* MUL_MAT batch and broadcast; SET_ROWS nr23 in nr */
+    int per[4], per2[4];   /* permutations of src and dst; identity = {0,1,2,3} */
+    bool use_per, use_per2, v;
+    float eps;
+    int n_groups;
+    float lo, hi;          /* input range */
+    bool flops;            /* perf: report FLOP/s instead of GB/s */
+    char name[560];
+} cto_case;
+
+typedef struct cto_case_list {
+    cto_case *v;
+    size_t n, cap;
+} cto_case_list;
+
+/* The op name a case is filtered and reported by ("CAST" for ct_cast cases). */
+const char *cto_kind_name(cto_kind kind);
+/* Looks a kind up by op name (case-insensitive); false when unknown. */
+bool cto_kind_from_name(const char *name, cto_kind *kind);
+/* Copies, DUP, CONT, GET_ROWS, SET_ROWS: results that must match byte for byte. */
+bool cto_kind_exact(cto_kind kind);
+double cto_kind_max_nmse(cto_kind kind);
+
+void cto_cases_test(cto_case_list *l);
+/* scale shrinks the big dims (0 < scale <= 1). */
+void cto_cases_perf(cto_case_list *l, double scale);
+void cto_case_list_free(cto_case_list *l);
+
+enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL };
+
+#define CTO_MAX_LEAF 64
+
+typedef struct cto_leaf {
+    ct_tensor *t;
+    int init;
+    float lo, hi;
+    int64_t m; /* index range */
+} cto_leaf;
+
+typedef struct cto_builder {
+    ct_context *ctx;
+    bool sentinels;        /* a 1024-float sentinel after every new tensor */
+    cto_leaf leaf[CTO_MAX_LEAF];
+    int n_leaf;
+    char err[512];         /* first constructor failure */
+} cto_builder;
+
+/* A context sized for a case with n_rep op copies; NULL on failure. */
+ct_context *cto_case_context(int n_rep);
+/* Builds the case's inputs once and its op n_rep times into outs; false (b->err
+ * set) when a constructor fails. */
+bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **outs);
+/* Adds the trailing sentinel. */
+bool cto_builder_finish(cto_builder *b);
+const cto_leaf *cto_builder_leaf(const cto_builder *b, const ct_tensor *t);
+
+/* ---- init.c: tensor contents ---------------------------------------------- */
+
+/* Fills host bytes for a root tensor as spec says (leaf may be NULL: an op
+ * output, filled with 0xFF so that unwritten elements show up as NaN).
+ * fast: tile a small random block (perf). */
+void cto_fill_tensor(const ct_tensor *t, const cto_leaf *leaf, cto_rng *rng, uint8_t *dst, bool fast);
+/* n elements (a whole number of blocks) of type from uniform floats in [lo, hi). */
+void cto_fill_uniform(ct_type type, int64_t n, float lo, float hi, cto_rng *rng, uint8_t *dst);
+/* Converts a tensor's bytes (ct_nbytes span, from its data start) to floats in
+ * logical order; false when the type has no dequantizer. */
+bool cto_tensor_to_float(const ct_tensor *t, const uint8_t *bytes, float *out);
+
+/* ---- subcommands ---------------------------------------------------------- */
+
+typedef struct cto_opts {
+    const char *cmd;
+    bool json, verbose, quick;
+    const char *ops[32];   /* -o filters */
+    int n_ops;
+    const char *device;    /* -b */
+    const char *pattern;   /* -p */
+    uint64_t seed;
+    bool seed_set;
+    int n_threads;         /* 0: backend default */
+    double size_scale, min_time;
+} cto_opts;
+
+bool cto_case_selected(const cto_opts *o, const cto_case *c);
+/* Backend for dev with the thread count of the options; NULL + message on failure. */
+ct_backend *cto_backend_new(const cto_opts *o, ct_device *dev);
+
+int cto_cmd_devices(const cto_opts *o);
+int cto_cmd_selfcheck(const cto_opts *o);
+int cto_cmd_support(const cto_opts *o);
+int cto_cmd_test(const cto_opts *o);
+int cto_cmd_perf(const cto_opts *o);
+
+#endif /* CT_OPS_H */
