@@ -131,6 +131,9 @@ struct ct_backend {
 /* The built-in registrations, called once by the registry's initialization. */
 ct_backend_reg *ct_backend_cpu_reg(void);
 ct_backend_reg *ct_backend_ref_reg(void);
+#ifdef CT_HAVE_OPENCL
+ct_backend_reg *ct_backend_opencl_reg(void); /* zero devices without an OpenCL platform */
+#endif
 
 #ifdef __cplusplus
 }

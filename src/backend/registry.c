@@ -12,6 +12,9 @@
 static ct_backend_reg *(*const builtin_regs[])(void) = {
     ct_backend_cpu_reg,
     ct_backend_ref_reg,
+#ifdef CT_HAVE_OPENCL
+    ct_backend_opencl_reg,
+#endif
 };
 
 enum { MAX_REGS = 8, MAX_DEVICES = 256 };

@@ -53,4 +53,13 @@ static inline bool ct_align_up(size_t v, size_t align, size_t *out) {
 #define CT_UNUSED(x) ((void)(x))
 #define CT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Fault injection (src/core/fault.c), for the reliability tests. The OpenCL
+ * layer calls ct_fault_cl_should_fail before every clCreate* (buffer, program,
+ * kernel, queue, context) and treats true as that call failing with
+ * CL_OUT_OF_HOST_MEMORY. Every call is counted; ct_fault_set_cl_fail_at(n)
+ * resets the count and makes call number n (from 0) fail, -1 none. */
+bool ct_fault_cl_should_fail(const char *what);
+void ct_fault_set_cl_fail_at(long n);
+long ct_fault_cl_count(void);
+
 #endif

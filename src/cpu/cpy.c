@@ -52,50 +52,47 @@ static void copy_units(const char *sp, size_t snb0, char *dp, size_t dnb0, size_
     }
 }
 
-/* Packed, aligned runs: typed restrict loops, which the compiler vectorizes. */
-#define DEF_PACKED(NAME, STYPE, DTYPE, EXPR)                                                              \
-    static void NAME(const STYPE *restrict s, DTYPE *restrict d, int64_t n) {                             \
-        for (int64_t i = 0; i < n; i++) {                                                                 \
-            const STYPE x = s[i];                                                                         \
-            d[i] = (EXPR);                                                                                \
-        }                                                                                                 \
-    }
-DEF_PACKED(packed_f32_f16, float, ct_fp16, ct_fp32_to_fp16_inline(x))
-DEF_PACKED(packed_f32_bf16, float, ct_bf16, ct_fp32_to_bf16_inline(x))
-DEF_PACKED(packed_f16_f32, ct_fp16, float, ct_fp16_to_fp32_inline(x))
-DEF_PACKED(packed_f16_bf16, ct_fp16, ct_bf16, ct_fp32_to_bf16_inline(ct_fp16_to_fp32_inline(x)))
-DEF_PACKED(packed_bf16_f32, ct_bf16, float, ct_bf16_to_fp32_inline(x))
-DEF_PACKED(packed_bf16_f16, ct_bf16, ct_fp16, ct_fp32_to_fp16_inline(ct_bf16_to_fp32_inline(x)))
-DEF_PACKED(packed_copy_f32, float, float, x)
-
-/* One loop per (source, destination) pair; views at odd addresses and strided runs go through memcpy. */
-#define CONVERT_RUN(STYPE, DTYPE, EXPR, PACKED)                                                           \
+/* Strided runs, element by element; views at odd addresses go through memcpy. */
+#define CONVERT_RUN(STYPE, DTYPE, EXPR)                                                                   \
     do {                                                                                                  \
-        if (snb0 == sizeof(STYPE) && dnb0 == sizeof(DTYPE) && (uintptr_t)sp % _Alignof(STYPE) == 0 &&    \
-            (uintptr_t)dp % _Alignof(DTYPE) == 0) {                                                       \
-            PACKED((const STYPE *)(const void *)sp, (DTYPE *)(void *)dp, n);                              \
-        } else {                                                                                          \
-            for (int64_t i = 0; i < n; i++) {                                                             \
-                STYPE x;                                                                                  \
-                memcpy(&x, sp + (size_t)i * snb0, sizeof x);                                              \
-                const DTYPE y = (EXPR);                                                                   \
-                memcpy(dp + (size_t)i * dnb0, &y, sizeof y);                                              \
-            }                                                                                             \
+        for (int64_t i = 0; i < n; i++) {                                                                 \
+            STYPE x;                                                                                      \
+            memcpy(&x, sp + (size_t)i * snb0, sizeof x);                                                  \
+            const DTYPE y = (EXPR);                                                                       \
+            memcpy(dp + (size_t)i * dnb0, &y, sizeof y);                                                  \
         }                                                                                                 \
     } while (0)
 
-/* n elements between float types (F32 -> F32 only as the tail of a dequantization). */
+/* n elements between float types (F32 -> F32 only as the tail of a dequantization). Packed runs use
+ * the types layer's (SIMD) row converters, through floats where neither side is F32. */
 static void convert_run(ct_type st, const char *sp, size_t snb0, ct_type dt, char *dp, size_t dnb0, int64_t n) {
+    if (snb0 == ct_type_size(st) && dnb0 == ct_type_size(dt)) {
+        if (st == CT_TYPE_F32 && (uintptr_t)sp % _Alignof(float) == 0) {
+            ct_get_quantize_fn(dt)((const float *)(const void *)sp, dp, n);
+        } else if (dt == CT_TYPE_F32 && (uintptr_t)dp % _Alignof(float) == 0) {
+            ct_get_dequantize_fn(st)(sp, (float *)(void *)dp, n);
+        } else {
+            const ct_dequantize_fn deq = ct_get_dequantize_fn(st);
+            const ct_quantize_fn quant = ct_get_quantize_fn(dt);
+            float tmp[256];
+            for (int64_t k = 0; k < n; k += 256) {
+                const int64_t m = n - k < 256 ? n - k : 256;
+                deq(sp + (size_t)k * snb0, tmp, m);
+                quant(tmp, dp + (size_t)k * dnb0, m);
+            }
+        }
+        return;
+    }
     if (st == CT_TYPE_F32) {
-        if (dt == CT_TYPE_F16) CONVERT_RUN(float, ct_fp16, ct_fp32_to_fp16_inline(x), packed_f32_f16);
-        else if (dt == CT_TYPE_BF16) CONVERT_RUN(float, ct_bf16, ct_fp32_to_bf16_inline(x), packed_f32_bf16);
-        else CONVERT_RUN(float, float, x, packed_copy_f32);
+        if (dt == CT_TYPE_F16) CONVERT_RUN(float, ct_fp16, ct_fp32_to_fp16_inline(x));
+        else if (dt == CT_TYPE_BF16) CONVERT_RUN(float, ct_bf16, ct_fp32_to_bf16_inline(x));
+        else CONVERT_RUN(float, float, x);
     } else if (st == CT_TYPE_F16) {
-        if (dt == CT_TYPE_F32) CONVERT_RUN(ct_fp16, float, ct_fp16_to_fp32_inline(x), packed_f16_f32);
-        else CONVERT_RUN(ct_fp16, ct_bf16, ct_fp32_to_bf16_inline(ct_fp16_to_fp32_inline(x)), packed_f16_bf16);
+        if (dt == CT_TYPE_F32) CONVERT_RUN(ct_fp16, float, ct_fp16_to_fp32_inline(x));
+        else CONVERT_RUN(ct_fp16, ct_bf16, ct_fp32_to_bf16_inline(ct_fp16_to_fp32_inline(x)));
     } else {
-        if (dt == CT_TYPE_F32) CONVERT_RUN(ct_bf16, float, ct_bf16_to_fp32_inline(x), packed_bf16_f32);
-        else CONVERT_RUN(ct_bf16, ct_fp16, ct_fp32_to_fp16_inline(ct_bf16_to_fp32_inline(x)), packed_bf16_f16);
+        if (dt == CT_TYPE_F32) CONVERT_RUN(ct_bf16, float, ct_bf16_to_fp32_inline(x));
+        else CONVERT_RUN(ct_bf16, ct_fp16, ct_fp32_to_fp16_inline(ct_bf16_to_fp32_inline(x)));
     }
 }
 
@@ -103,11 +100,12 @@ static void convert_run(ct_type st, const char *sp, size_t snb0, ct_type dt, cha
 static void quantize_blocks(ct_type dt, const float *x, char *dp, size_t dnb0, int64_t n) {
     const size_t ts = ct_type_size(dt);
     const int64_t bd = ct_type_block_size(dt);
+    const ct_quantize_fn quant = ct_get_quantize_fn(dt);
     if (dnb0 == ts) {
-        (void)ct_quantize_row(dt, x, dp, n);
+        quant(x, dp, n);
         return;
     }
-    for (int64_t i = 0; i < n / bd; i++) (void)ct_quantize_row(dt, x + i * bd, dp + (size_t)i * dnb0, bd);
+    for (int64_t i = 0; i < n / bd; i++) quant(x + i * bd, dp + (size_t)i * dnb0, bd);
 }
 
 /* n elements (whole blocks of st) from blocks of st that are snb0 apart, into floats. */
@@ -136,7 +134,7 @@ static void walk_init(walk *w, const ct_tensor *t, int64_t start) {
     if (ct_is_contiguous(t)) {
         w->ne[0] = ct_nelements(t);
         w->ne[1] = w->ne[2] = w->ne[3] = 1;
-        w->nb[0] = t->nb[0];
+        w->nb[0] = ct_type_size(t->type); /* nb[0] of a size-1 dim 0 is any stride */
         w->nb[1] = w->nb[2] = w->nb[3] = 0;
     } else {
         for (int k = 0; k < 4; k++) {
@@ -173,6 +171,147 @@ static inline void walk_advance(walk *w, int64_t k) {
 
 static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/* A source whose dim 1 is packed and whose rows are strided (a transpose), into a contiguous
+ * destination of the same shape, through a square tile in L1: each source row segment and each
+ * destination row segment is then touched once, whole, however the large power-of-two row strides
+ * of both sides alias in the cache. */
+#define TILE 64
+
+static bool is_transpose(const ct_tensor *src, const ct_tensor *dst) {
+    const size_t ts = ct_type_size(src->type);
+    if (src->type != dst->type || ct_type_block_size(src->type) != 1 || (ts != 2 && ts != 4)) return false;
+    for (int k = 0; k < 4; k++)
+        if (src->ne[k] != dst->ne[k]) return false;
+    return ct_is_contiguous(dst) && src->nb[1] == ts && src->nb[0] != ts && src->ne[0] > 1 && src->ne[1] > 1;
+}
+
+/* One tile: rows r0..r1 (dim 1) by columns c0..c1 (dim 0); ts is 2 or 4. */
+static void transpose_tile(const char *sp, size_t nb0, char *dp, size_t nb1, size_t ts, int64_t r0, int64_t r1,
+                           int64_t c0, int64_t c1, uint32_t *buf) {
+    const int64_t nr = r1 - r0, nc = c1 - c0;
+    if (ts == 4) {
+        for (int64_t c = 0; c < nc; c++) {
+            const char *s = sp + (size_t)(c0 + c) * nb0 + (size_t)r0 * 4;
+            for (int64_t r = 0; r < nr; r++) memcpy(&buf[r * TILE + c], s + (size_t)r * 4, 4);
+        }
+        for (int64_t r = 0; r < nr; r++) memcpy(dp + (size_t)(r0 + r) * nb1 + (size_t)c0 * 4, &buf[r * TILE], (size_t)nc * 4);
+    } else {
+        uint16_t *b16 = (uint16_t *)buf;
+        for (int64_t c = 0; c < nc; c++) {
+            const char *s = sp + (size_t)(c0 + c) * nb0 + (size_t)r0 * 2;
+            for (int64_t r = 0; r < nr; r++) memcpy(&b16[r * TILE + c], s + (size_t)r * 2, 2);
+        }
+        for (int64_t r = 0; r < nr; r++) memcpy(dp + (size_t)(r0 + r) * nb1 + (size_t)c0 * 2, &b16[r * TILE], (size_t)nc * 2);
+    }
+}
+
+/* A region of any size in tiles. */
+static void transpose_region(const char *sp, size_t nb0, char *dp, size_t nb1, size_t ts, int64_t r0, int64_t r1,
+                             int64_t c0, int64_t c1, uint32_t *buf) {
+    for (int64_t r = r0; r < r1; r += TILE)
+        for (int64_t c = c0; c < c1; c += TILE)
+            transpose_tile(sp, nb0, dp, nb1, ts, r, r + TILE < r1 ? r + TILE : r1, c, c + TILE < c1 ? c + TILE : c1,
+                           buf);
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_TRANSPOSE 1
+
+/* 8 source rows of 8 floats (ls floats apart), transposed in registers. */
+__attribute__((target("avx2"))) static inline void transpose8x8(const float *s, size_t ls, __m256 o[8]) {
+    __m256 r[8];
+    for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(s + (size_t)k * ls);
+    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    o[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
+    o[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
+    o[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
+    o[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
+    o[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
+    o[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
+    o[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
+    o[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+}
+
+/* 4-byte elements, rows r0..r0+8*nr8 by columns c0..c0+16*nc16, in 8 x 16 tiles: each tile
+ * writes whole 64-byte destination lines, streamed past the cache when `stream` (the
+ * destination then being 32-byte aligned and too large to stay cached anyway). Only bits move. */
+__attribute__((target("avx2"))) static void transpose_avx2(const char *sp, size_t nb0, char *dp, size_t nb1,
+                                                          int64_t r0, int64_t nr8, int64_t c0, int64_t nc16,
+                                                          bool stream) {
+    for (int64_t c = 0; c < nc16; c++) {
+        for (int64_t r = 0; r < nr8; r++) {
+            const int64_t i0 = c0 + 16 * c, i1 = r0 + 8 * r;
+            __m256 a[8], b[8];
+            transpose8x8((const float *)(const void *)(sp + (size_t)i0 * nb0 + (size_t)i1 * 4), nb0 / 4, a);
+            transpose8x8((const float *)(const void *)(sp + (size_t)(i0 + 8) * nb0 + (size_t)i1 * 4), nb0 / 4, b);
+            char *d = dp + (size_t)i1 * nb1 + (size_t)i0 * 4;
+            for (int k = 0; k < 8; k++) {
+                float *dk = (float *)(void *)(d + (size_t)k * nb1);
+                if (stream) {
+                    _mm256_stream_ps(dk, a[k]);
+                    _mm256_stream_ps(dk + 8, b[k]);
+                } else {
+                    _mm256_storeu_ps(dk, a[k]);
+                    _mm256_storeu_ps(dk + 8, b[k]);
+                }
+            }
+        }
+    }
+    if (stream) _mm_sfence();
+}
+#endif
+
+/* Tiles in 512 x 512 groups, so that the pages of a group (512 source rows, 512 destination
+ * rows) stay in the TLB while its tiles are copied. */
+#define GROUP 512
+
+static void copy_transposed(const ct_cpu_params *params, const ct_tensor *src, ct_tensor *dst) {
+    const int64_t ne0 = src->ne[0], ne1 = src->ne[1], ne2 = src->ne[2];
+    const size_t ts = ct_type_size(src->type), nb0 = src->nb[0], nb1 = dst->nb[1];
+    const int64_t row_groups = (ne1 + GROUP - 1) / GROUP;
+    const int64_t units = row_groups * ne2 * src->ne[3];
+    const int64_t per = units / params->nth, rem = units % params->nth;
+    const int64_t u0 = params->ith * per + (params->ith < rem ? params->ith : rem);
+    const int64_t u1 = u0 + per + (params->ith < rem ? 1 : 0);
+#ifdef HAVE_AVX2_TRANSPOSE
+    /* the float loads need 4-byte alignment of every element; streaming needs 32-byte rows */
+    const bool avx2 = ts == 4 && ct_types_use_avx2() && ((uintptr_t)src->data | nb0 | src->nb[2] | src->nb[3]) % 4 == 0;
+    const bool stream = avx2 && ct_nbytes(dst) >= ((size_t)16 << 20) &&
+                        ((uintptr_t)dst->data | nb1 | dst->nb[2] | dst->nb[3]) % 32 == 0;
+#else
+    const bool avx2 = false;
+#endif
+    uint32_t buf[TILE * TILE];
+    for (int64_t u = u0; u < u1; u++) {
+        const int64_t g = u % row_groups, i2 = (u / row_groups) % ne2, i3 = u / (row_groups * ne2);
+        const int64_t g0 = g * GROUP, g1 = g0 + GROUP < ne1 ? g0 + GROUP : ne1;
+        const char *sp = (const char *)src->data + (size_t)i2 * src->nb[2] + (size_t)i3 * src->nb[3];
+        char *dp = (char *)dst->data + (size_t)i2 * dst->nb[2] + (size_t)i3 * dst->nb[3];
+        for (int64_t h0 = 0; h0 < ne0; h0 += GROUP) {
+            const int64_t h1 = h0 + GROUP < ne0 ? h0 + GROUP : ne0;
+            if (!avx2) {
+                transpose_region(sp, nb0, dp, nb1, ts, g0, g1, h0, h1, buf);
+                continue;
+            }
+#ifdef HAVE_AVX2_TRANSPOSE
+            const int64_t nr8 = (g1 - g0) / 8, nc16 = (h1 - h0) / 16;
+            const int64_t rf = g0 + 8 * nr8, cf = h0 + 16 * nc16;
+            transpose_avx2(sp, nb0, dp, nb1, g0, nr8, h0, nc16, stream);
+            transpose_region(sp, nb0, dp, nb1, ts, g0, g1, cf, h1, buf);
+            transpose_region(sp, nb0, dp, nb1, ts, rf, g1, h0, cf, buf);
+#endif
+        }
+    }
+}
+
 void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *src = dst->src[0];
     const ct_type st = src->type, dt = dst->type;
@@ -187,6 +326,10 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
         const size_t b0 = ith * per + (ith < rem ? ith : rem);
         const size_t b1 = b0 + per + (ith < rem ? 1 : 0);
         if (b1 > b0) memcpy((char *)dst->data + b0, (const char *)src->data + b0, b1 - b0);
+        return;
+    }
+    if (is_transpose(src, dst)) {
+        copy_transposed(params, src, dst);
         return;
     }
 

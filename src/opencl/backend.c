@@ -1,0 +1,500 @@
+/* The OpenCL registration ("OpenCL": one device per OpenCL device of every
+ * platform), its devices, and backend instances: each with its own in-order
+ * queue and cl_kernel objects, computing a graph with one wait at the end and
+ * turning device errors and raised index flags into statuses. */
+#include "opencl_internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ctensor's own OpenCL backend GUID. */
+static const uint8_t opencl_guid[16] = {0x63, 0x74, 0x6f, 0x63, 0x6c, 0x2d, 0x4a, 0x91,
+                                        0xb2, 0x0e, 0x5d, 0x37, 0xa8, 0x44, 0x19, 0xc6};
+
+/* ---- messages ------------------------------------------------------------------ */
+
+const char *ct_ocl_error_name(cl_int err) {
+    switch (err) {
+#define E(x) case x: return #x;
+        E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_DEVICE_NOT_AVAILABLE) E(CL_COMPILER_NOT_AVAILABLE)
+        E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
+        E(CL_PROFILING_INFO_NOT_AVAILABLE) E(CL_MEM_COPY_OVERLAP) E(CL_IMAGE_FORMAT_MISMATCH)
+        E(CL_IMAGE_FORMAT_NOT_SUPPORTED) E(CL_BUILD_PROGRAM_FAILURE) E(CL_MAP_FAILURE)
+        E(CL_MISALIGNED_SUB_BUFFER_OFFSET) E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+        E(CL_COMPILE_PROGRAM_FAILURE) E(CL_LINKER_NOT_AVAILABLE) E(CL_LINK_PROGRAM_FAILURE)
+        E(CL_DEVICE_PARTITION_FAILED) E(CL_KERNEL_ARG_INFO_NOT_AVAILABLE) E(CL_INVALID_VALUE)
+        E(CL_INVALID_DEVICE_TYPE) E(CL_INVALID_PLATFORM) E(CL_INVALID_DEVICE) E(CL_INVALID_CONTEXT)
+        E(CL_INVALID_QUEUE_PROPERTIES) E(CL_INVALID_COMMAND_QUEUE) E(CL_INVALID_HOST_PTR)
+        E(CL_INVALID_MEM_OBJECT) E(CL_INVALID_IMAGE_FORMAT_DESCRIPTOR) E(CL_INVALID_IMAGE_SIZE)
+        E(CL_INVALID_SAMPLER) E(CL_INVALID_BINARY) E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_PROGRAM)
+        E(CL_INVALID_PROGRAM_EXECUTABLE) E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL_DEFINITION)
+        E(CL_INVALID_KERNEL) E(CL_INVALID_ARG_INDEX) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_ARG_SIZE)
+        E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_WORK_DIMENSION) E(CL_INVALID_WORK_GROUP_SIZE)
+        E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_OFFSET) E(CL_INVALID_EVENT_WAIT_LIST)
+        E(CL_INVALID_EVENT) E(CL_INVALID_OPERATION) E(CL_INVALID_GL_OBJECT) E(CL_INVALID_BUFFER_SIZE)
+        E(CL_INVALID_MIP_LEVEL) E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_PROPERTY)
+        E(CL_INVALID_IMAGE_DESCRIPTOR) E(CL_INVALID_COMPILER_OPTIONS) E(CL_INVALID_LINKER_OPTIONS)
+        E(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef E
+    case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
+    }
+    return "CL_UNKNOWN_ERROR";
+}
+
+ct_status ct_ocl_fail(const ct_ocl_backend *be, ct_status status, const char *fmt, ...) {
+    char msg[384];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return ct_fail(status, "%s: %s", be->where, msg);
+}
+
+ct_status ct_ocl_fail_cl(const ct_ocl_backend *be, const char *call, cl_int err) {
+    return ct_fail(CT_DEVICE_ERROR, "%s: %s failed: %s (%d)", be->where, call, ct_ocl_error_name(err), err);
+}
+
+/* ---- encoder helpers ----------------------------------------------------------- */
+
+ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const char *role, cl_mem *mem,
+                            cl_ulong *offset) {
+    const ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    const char *name = t->name[0] ? t->name : "(unnamed)";
+    if (!buf || !t->data || !ct_ocl_is_own_buft(be->dev, buf->buft)) {
+        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s '%s' is not in a buffer of %s", role, name, be->dev->name);
+    }
+    size_t nbytes = ct_nbytes(t);
+    const ct_ocl_view *v = ct_ocl_buffer_find_view(buf->context, t->data, nbytes);
+    if (!v) {
+        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s '%s' (%zu bytes at %p) lies in no single view of its buffer "
+                           "(is it larger than the max_tensor_size it was wrapped with?)", role, name, nbytes,
+                           t->data);
+    }
+    *mem = v->mem;
+    *offset = (cl_ulong)((const char *)t->data - v->data);
+    return CT_OK;
+}
+
+static ct_status check_kernel(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
+    if ((unsigned)id >= CT_OCL_K_COUNT || !be->kernels[id]) {
+        return ct_ocl_fail(be, CT_UNSUPPORTED, "kernel %s is not available on %s",
+                           (unsigned)id < CT_OCL_K_COUNT ? ct_ocl_kernel_table[id].name : "(invalid)", be->dev->name);
+    }
+    return CT_OK;
+}
+
+ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value) {
+    ct_status st = check_kernel(be, id);
+    if (st != CT_OK) return st;
+    cl_int err = clSetKernelArg(be->kernels[id], index, size, value);
+    if (err != CL_SUCCESS) {
+        return ct_fail(CT_DEVICE_ERROR, "%s: clSetKernelArg(%s, %u) failed: %s (%d)", be->where,
+                       ct_ocl_kernel_table[id].name, index, ct_ocl_error_name(err), err);
+    }
+    return CT_OK;
+}
+
+ct_status ct_ocl_set_arg_local(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t bytes) {
+    return ct_ocl_set_arg(be, id, index, bytes, NULL);
+}
+
+ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, const ct_tensor *t,
+                                const char *role) {
+    cl_mem mem;
+    cl_ulong offset;
+    ct_status st = ct_ocl_tensor_mem(be, t, role, &mem, &offset);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index, mem);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index + 1, offset);
+    return st;
+}
+
+ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index) {
+    cl_int code = be->node_index + 1;
+    ct_status st = CT_OCL_SET_ARG(be, id, index, be->error_flag);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index + 1, code);
+    return st;
+}
+
+size_t ct_ocl_kernel_max_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
+    if ((unsigned)id >= CT_OCL_K_COUNT) return 1;
+    size_t wg = be->dev->kernel_wg_size[id];
+    return wg ? wg : 1;
+}
+
+size_t ct_ocl_clamp_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id, size_t want) {
+    size_t max = ct_ocl_kernel_max_wg(be, id);
+    if (max > be->dev->max_work_item_sizes[0]) max = be->dev->max_work_item_sizes[0];
+    if (want > max) want = max;
+    return want ? want : 1;
+}
+
+ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t groups[3], const size_t local[3]) {
+    ct_status st = check_kernel(be, id);
+    if (st != CT_OK) return st;
+    size_t global[3], items = 1;
+    for (int d = 0; d < 3; d++) {
+        if (groups[d] == 0) return CT_OK;
+        if (local[d] == 0 || local[d] > be->dev->max_work_item_sizes[d] || !ct_mul_size(items, local[d], &items) ||
+            !ct_mul_size(groups[d], local[d], &global[d])) {
+            return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s: work-group (%zu, %zu, %zu) x groups (%zu, %zu, %zu) is "
+                               "out of range", ct_ocl_kernel_table[id].name, local[0], local[1], local[2], groups[0],
+                               groups[1], groups[2]);
+        }
+    }
+    if (items > ct_ocl_kernel_max_wg(be, id)) {
+        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s: work-group of %zu items exceeds the kernel's maximum %zu",
+                           ct_ocl_kernel_table[id].name, items, ct_ocl_kernel_max_wg(be, id));
+    }
+    cl_int err = clEnqueueNDRangeKernel(be->queue, be->kernels[id], 3, NULL, global, local, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        return ct_fail(CT_DEVICE_ERROR, "%s: clEnqueueNDRangeKernel(%s) failed: %s (%d)", be->where,
+                       ct_ocl_kernel_table[id].name, ct_ocl_error_name(err), err);
+    }
+    return CT_OK;
+}
+
+/* ---- op dispatch ----------------------------------------------------------------- */
+
+static bool is_noop(const ct_tensor *node) {
+    switch (node->op) {
+    case CT_OP_NONE:
+    case CT_OP_VIEW:
+    case CT_OP_RESHAPE:
+    case CT_OP_PERMUTE:
+    case CT_OP_TRANSPOSE: return true;
+    default: return false;
+    }
+}
+
+static bool op_supported(const ct_ocl_device *d, const ct_tensor *op) {
+    switch (op->op) {
+    case CT_OP_NONE:
+    case CT_OP_VIEW:
+    case CT_OP_RESHAPE:
+    case CT_OP_PERMUTE:
+    case CT_OP_TRANSPOSE: return true;
+    case CT_OP_GET_ROWS: return ct_ocl_get_rows_supported(d, op);
+    case CT_OP_SET_ROWS: return ct_ocl_set_rows_supported(d, op);
+    case CT_OP_DUP:
+    case CT_OP_CPY:
+    case CT_OP_CONT: return ct_ocl_cpy_supported(d, op);
+    case CT_OP_MUL_MAT: return ct_ocl_mul_mat_supported(d, op);
+    case CT_OP_NORM:
+    case CT_OP_RMS_NORM:
+    case CT_OP_L2_NORM:
+    case CT_OP_GROUP_NORM: return ct_ocl_norm_supported(d, op);
+    case CT_OP_SUM_ROWS:
+    case CT_OP_MEAN: return ct_ocl_sum_rows_supported(d, op);
+    case CT_OP_COUNT: break;
+    }
+    return false;
+}
+
+static ct_ocl_encode_fn op_encoder(ct_op op) {
+    switch (op) {
+    case CT_OP_GET_ROWS: return ct_ocl_encode_get_rows;
+    case CT_OP_SET_ROWS: return ct_ocl_encode_set_rows;
+    case CT_OP_DUP:
+    case CT_OP_CPY:
+    case CT_OP_CONT: return ct_ocl_encode_cpy;
+    case CT_OP_MUL_MAT: return ct_ocl_encode_mul_mat;
+    case CT_OP_NORM:
+    case CT_OP_RMS_NORM:
+    case CT_OP_L2_NORM:
+    case CT_OP_GROUP_NORM: return ct_ocl_encode_norm;
+    case CT_OP_SUM_ROWS:
+    case CT_OP_MEAN: return ct_ocl_encode_sum_rows;
+    default: return NULL;
+    }
+}
+
+/* ---- backend instance -------------------------------------------------------------- */
+
+static const char *be_get_name(const ct_backend *backend) { return ((ct_ocl_backend *)backend->context)->dev->name; }
+
+static void be_destroy(ct_ocl_backend *be) {
+    if (be->queue) clFinish(be->queue);
+    for (int k = 0; k < CT_OCL_K_COUNT; k++) {
+        if (be->kernels[k]) clReleaseKernel(be->kernels[k]);
+    }
+    if (be->error_flag) clReleaseMemObject(be->error_flag);
+    if (be->queue) clReleaseCommandQueue(be->queue);
+    ct_ocl_device *dev = be->dev;
+    ct_free(be);
+    ct_ocl_device_release(dev);
+}
+
+static void be_free(ct_backend *backend) { be_destroy(backend->context); }
+
+static void be_set_abort_callback(ct_backend *backend, ct_abort_callback callback, void *user_data) {
+    ct_ocl_backend *be = backend->context;
+    be->abort_callback = callback;
+    be->abort_data = user_data;
+}
+
+static void set_where(ct_ocl_backend *be, const ct_tensor *node, int i) {
+    if (node->name[0]) {
+        snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: node '%s' (%s)", node->name,
+                 ct_op_name(node->op));
+    } else {
+        snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: node #%d (%s)", i, ct_op_name(node->op));
+    }
+}
+
+/* Waits for everything enqueued, then reads the error flag; returns the status
+ * of the compute given the encoding status st. */
+static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
+    cl_int flag = 0;
+    cl_int err = st == CT_OK || st == CT_ABORTED
+                     ? clEnqueueReadBuffer(be->queue, be->error_flag, CL_FALSE, 0, sizeof flag, &flag, 0, NULL, NULL)
+                     : CL_SUCCESS;
+    cl_int ferr = clFinish(be->queue);
+    if (st != CT_OK && st != CT_ABORTED) return st;
+    if (err != CL_SUCCESS || ferr != CL_SUCCESS) {
+        snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
+        return ct_ocl_fail_cl(be, err != CL_SUCCESS ? "clEnqueueReadBuffer(error flag)" : "clFinish",
+                              err != CL_SUCCESS ? err : ferr);
+    }
+    if (flag != 0) {
+        int n = ct_graph_n_nodes(graph);
+        int i = flag - 1;
+        if (i < 0 || i >= n) {
+            return ct_fail(CT_INDEX_OUT_OF_RANGE, "ct_backend_graph_compute: %s: a kernel raised the index error "
+                           "flag with code %d", be->dev->name, (int)flag);
+        }
+        set_where(be, ct_graph_node(graph, i), i);
+        return ct_ocl_fail(be, CT_INDEX_OUT_OF_RANGE, "a row index is out of range; rows with bad indices were not "
+                           "written");
+    }
+    return st;
+}
+
+static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
+    ct_ocl_backend *be = backend->context;
+    snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
+    const cl_int zero = 0;
+    cl_int err = clEnqueueFillBuffer(be->queue, be->error_flag, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return ct_ocl_fail_cl(be, "clEnqueueFillBuffer(error flag)", err);
+
+    int n = ct_graph_n_nodes(graph);
+    bool first = true;
+    ct_status st = CT_OK;
+    for (int i = 0; i < n && st == CT_OK; i++) {
+        ct_tensor *node = ct_graph_node(graph, i);
+        if (ct_is_empty(node) || is_noop(node)) continue;
+        be->node_index = i;
+        set_where(be, node, i);
+        if (be->abort_callback) {
+            /* The callback sees the device idle, as after each node on the CPU. */
+            if (!first && (err = clFinish(be->queue)) != CL_SUCCESS) {
+                st = ct_ocl_fail_cl(be, "clFinish", err);
+                break;
+            }
+            if (be->abort_callback(be->abort_data)) {
+                st = ct_fail(CT_ABORTED, "ct_backend_graph_compute: the abort callback stopped the compute before "
+                             "node %d of %d", i, n);
+                break;
+            }
+        }
+        first = false;
+        ct_ocl_encode_fn encode = be->test_encoder;
+        if (!encode) {
+            if (!op_supported(be->dev, node)) {
+                st = ct_ocl_fail(be, CT_UNSUPPORTED, "not supported by %s (types %s <- %s, %s)", be->dev->name,
+                                 ct_type_name(node->type), node->src[0] ? ct_type_name(node->src[0]->type) : "-",
+                                 node->src[1] ? ct_type_name(node->src[1]->type) : "-");
+                break;
+            }
+            encode = op_encoder(node->op);
+        }
+        st = encode(be, node);
+    }
+    return finish(be, graph, st);
+}
+
+static const ct_backend_i backend_iface = {
+    .get_name = be_get_name,
+    .free = be_free,
+    .synchronize = NULL,
+    .graph_compute = be_graph_compute,
+    .set_abort_callback = be_set_abort_callback,
+};
+
+/* Under the device lock: the program (built once), then this instance's kernels. */
+static ct_status create_kernels(ct_ocl_backend *be) {
+    ct_ocl_device *d = be->dev;
+    ct_status st = ct_ocl_library_load(d, "ct_device_init_backend");
+    for (int k = 0; st == CT_OK && k < CT_OCL_K_COUNT; k++) {
+        if (!ct_ocl_kernel_available(d, (ct_ocl_kernel_id)k)) continue;
+        cl_int err;
+        be->kernels[k] = clCreateKernel(d->program, ct_ocl_kernel_table[k].name, &err);
+        if (err != CL_SUCCESS) {
+            be->kernels[k] = NULL;
+            st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateKernel(%s) failed: %s (%d)", d->name,
+                         ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
+            break;
+        }
+        if (d->kernel_wg_size[k] == 0) {
+            size_t wg = 0;
+            err = clGetKernelWorkGroupInfo(be->kernels[k], d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+            if (err != CL_SUCCESS) {
+                st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clGetKernelWorkGroupInfo(%s) failed: %s "
+                             "(%d)", d->name, ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
+                break;
+            }
+            d->kernel_wg_size[k] = wg ? wg : 1;
+        }
+    }
+    return st;
+}
+
+static ct_status dev_init_backend(ct_device *device, const char *params, ct_backend **backend) {
+    ct_ocl_device *d = ct_ocl_device_of(device);
+    if (params && *params) {
+        return ct_fail(CT_INVALID_ARGUMENT, "ct_device_init_backend: %s takes no params (got '%s')", d->name, params);
+    }
+    ct_ocl_backend *be = ct_calloc(1, sizeof *be);
+    if (!be) return ct_fail(CT_OUT_OF_MEMORY, "ct_device_init_backend: %s: out of host memory", d->name);
+    ct_ocl_device_retain(d);
+    be->dev = d;
+    cl_int err;
+    be->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+    if (err != CL_SUCCESS) {
+        be->queue = NULL;
+        ct_status st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateCommandQueue failed: %s (%d)",
+                               d->name, ct_ocl_error_name(err), err);
+        be_destroy(be);
+        return st;
+    }
+    be->error_flag = clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    if (err != CL_SUCCESS) {
+        be->error_flag = NULL;
+        ct_status st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateBuffer(error flag) failed: %s "
+                               "(%d)", d->name, ct_ocl_error_name(err), err);
+        be_destroy(be);
+        return st;
+    }
+    pthread_mutex_lock(&d->lock);
+    ct_status st = create_kernels(be);
+    pthread_mutex_unlock(&d->lock);
+    if (st != CT_OK) {
+        be_destroy(be);
+        return st;
+    }
+    memcpy(be->base.guid, opencl_guid, sizeof opencl_guid);
+    be->base.iface = backend_iface;
+    be->base.device = device;
+    be->base.context = be;
+    *backend = &be->base;
+    return CT_OK;
+}
+
+/* ---- devices ------------------------------------------------------------------------ */
+
+static const char *dev_get_name(const ct_device *dev) { return ct_ocl_device_of(dev)->name; }
+
+static const char *dev_get_description(const ct_device *dev) { return ct_ocl_device_of(dev)->description; }
+
+static ct_status dev_get_memory(const ct_device *dev, size_t *free_bytes, size_t *total_bytes) {
+    const ct_ocl_device *d = ct_ocl_device_of(dev);
+    size_t used = atomic_load(&d->allocated);
+    *total_bytes = d->global_mem;
+    *free_bytes = used < d->global_mem ? d->global_mem - used : 0;
+    return CT_OK;
+}
+
+static ct_device_type dev_get_type(const ct_device *dev) { return ct_ocl_device_of(dev)->type; }
+
+static void dev_get_props(const ct_device *dev, ct_device_props *props) {
+    props->name = dev_get_name(dev);
+    props->description = dev_get_description(dev);
+    props->type = dev_get_type(dev);
+    dev_get_memory(dev, &props->memory_free, &props->memory_total);
+    props->caps = (ct_device_caps){.async = false, .host_buffer = false, .buffer_from_host_ptr = true, .events = false};
+}
+
+static ct_buffer_type *dev_get_buffer_type(const ct_device *dev) { return &ct_ocl_device_of(dev)->buft; }
+
+static bool dev_supports_op(const ct_device *dev, const ct_tensor *op) {
+    return op_supported(ct_ocl_device_of(dev), op);
+}
+
+static bool dev_supports_buft(const ct_device *dev, const ct_buffer_type *buft) {
+    return ct_ocl_is_own_buft(ct_ocl_device_of(dev), buft);
+}
+
+static const ct_device_i device_iface = {
+    .get_name = dev_get_name,
+    .get_description = dev_get_description,
+    .get_memory = dev_get_memory,
+    .get_type = dev_get_type,
+    .get_props = dev_get_props,
+    .init_backend = dev_init_backend,
+    .get_buffer_type = dev_get_buffer_type,
+    .get_host_buffer_type = NULL,
+    .buffer_from_host_ptr = ct_ocl_buffer_from_host_ptr,
+    .supports_op = dev_supports_op,
+    .supports_buft = dev_supports_buft,
+};
+
+/* ---- registration ------------------------------------------------------------------- */
+
+static ct_backend_reg opencl_reg;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static ct_ocl_device **reg_devices;
+static size_t reg_n_devices;
+
+static const char *reg_get_name(const ct_backend_reg *reg) {
+    CT_UNUSED(reg);
+    return "OpenCL";
+}
+
+static size_t reg_get_device_count(const ct_backend_reg *reg) {
+    CT_UNUSED(reg);
+    return reg_n_devices;
+}
+
+static ct_device *reg_get_device(const ct_backend_reg *reg, size_t index) {
+    CT_UNUSED(reg);
+    return index < reg_n_devices ? &reg_devices[index]->dev : NULL;
+}
+
+/* The registry calls this once at exit; devices still used by live backends or
+ * buffers stay until those are freed. */
+static void reg_release(ct_backend_reg *reg) {
+    CT_UNUSED(reg);
+    size_t n = reg_n_devices;
+    reg_n_devices = 0;
+    for (size_t i = 0; i < n; i++) ct_ocl_device_release(reg_devices[i]);
+    ct_free(reg_devices);
+    reg_devices = NULL;
+}
+
+static void *reg_get_proc_address(const ct_backend_reg *reg, const char *name) {
+    CT_UNUSED(reg);
+    if (name && strcmp(name, CT_BACKEND_REG_RELEASE_PROC) == 0) return (void *)(uintptr_t)reg_release;
+    return NULL;
+}
+
+static ct_backend_reg opencl_reg = {
+    .api_version = CT_BACKEND_API_VERSION,
+    .iface = {
+        .get_name = reg_get_name,
+        .get_device_count = reg_get_device_count,
+        .get_device = reg_get_device,
+        .get_proc_address = reg_get_proc_address,
+    },
+    .context = NULL,
+};
+
+static void reg_init(void) {
+    reg_n_devices = ct_ocl_devices_enumerate(&reg_devices);
+    for (size_t i = 0; i < reg_n_devices; i++) {
+        reg_devices[i]->dev = (ct_device){.iface = device_iface, .reg = &opencl_reg, .context = reg_devices[i]};
+    }
+}
+
+ct_backend_reg *ct_backend_opencl_reg(void) {
+    pthread_once(&reg_once, reg_init);
+    return &opencl_reg;
+}

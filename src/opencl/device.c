@@ -1,0 +1,280 @@
+/* OpenCL device contexts: one per device of every platform the ICD loader
+ * reports, with its capabilities read once when it is acquired, a refcount and
+ * a lock. The registration holds one reference until exit; backends and buffers
+ * hold one each, so the context outlives whatever uses it. */
+#include "opencl_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MIN_ALIGNMENT = 128, MAX_ALIGNMENT = 4096 };
+
+static void info_string(cl_device_id d, cl_device_info what, char *out, size_t n) {
+    size_t got = 0;
+    out[0] = '\0';
+    if (clGetDeviceInfo(d, what, n - 1, out, &got) != CL_SUCCESS) {
+        /* Longer than n: take what fits. */
+        size_t need = 0;
+        if (clGetDeviceInfo(d, what, 0, NULL, &need) != CL_SUCCESS || need == 0) return;
+        char *tmp = ct_malloc(need + 1);
+        if (!tmp) return;
+        if (clGetDeviceInfo(d, what, need, tmp, NULL) == CL_SUCCESS) {
+            tmp[need] = '\0';
+            snprintf(out, n, "%s", tmp);
+        }
+        ct_free(tmp);
+        return;
+    }
+    out[got < n ? got : n - 1] = '\0';
+}
+
+/* The whole CL_DEVICE_EXTENSIONS string (ct_malloc'd), or NULL. */
+static char *device_extensions(cl_device_id d) {
+    size_t need = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &need) != CL_SUCCESS) return NULL;
+    char *s = ct_malloc(need + 1);
+    if (!s) return NULL;
+    if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, need, s, NULL) != CL_SUCCESS) {
+        ct_free(s);
+        return NULL;
+    }
+    s[need] = '\0';
+    return s;
+}
+
+/* A whole space-separated token, so "cl_khr_fp16" does not match "cl_khr_fp16_x". */
+static bool has_token(const char *list, const char *token) {
+    if (!list) return false;
+    size_t n = strlen(token);
+    for (const char *p = list; (p = strstr(p, token)) != NULL; p += n) {
+        bool start = p == list || p[-1] == ' ';
+        bool end = p[n] == '\0' || p[n] == ' ';
+        if (start && end) return true;
+    }
+    return false;
+}
+
+static cl_ulong info_ulong(cl_device_id d, cl_device_info what) {
+    cl_ulong v = 0;
+    if (clGetDeviceInfo(d, what, sizeof v, &v, NULL) != CL_SUCCESS) return 0;
+    return v;
+}
+
+static cl_uint info_uint(cl_device_id d, cl_device_info what) {
+    cl_uint v = 0;
+    if (clGetDeviceInfo(d, what, sizeof v, &v, NULL) != CL_SUCCESS) return 0;
+    return v;
+}
+
+/* "OpenCL C 1.2 pocl" -> 120. */
+static int parse_cl_c_version(const char *s) {
+    int major = 0, minor = 0;
+    if (sscanf(s, "OpenCL C %d.%d", &major, &minor) != 2) return 110;
+    return major * 100 + minor * 10;
+}
+
+/* OpenCL C 3.0 makes sub-groups an optional feature instead of an extension. */
+static bool has_c_feature(cl_device_id d, const char *feature) {
+#ifdef CL_DEVICE_OPENCL_C_FEATURES
+    size_t need = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_FEATURES, 0, NULL, &need) != CL_SUCCESS || need == 0) return false;
+    cl_name_version *v = ct_malloc(need);
+    if (!v) return false;
+    bool found = false;
+    if (clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_FEATURES, need, v, NULL) == CL_SUCCESS) {
+        for (size_t i = 0; i < need / sizeof *v; i++) {
+            if (strncmp(v[i].name, feature, CL_NAME_VERSION_MAX_NAME_SIZE) == 0) found = true;
+        }
+    }
+    ct_free(v);
+    return found;
+#else
+    CT_UNUSED(d);
+    CT_UNUSED(feature);
+    return false;
+#endif
+}
+
+/* CT_OPENCL_MAX_SIZE: bytes, with an optional K, M or G suffix (powers of 1024). */
+static bool env_max_size(size_t *out) {
+    const char *s = getenv("CT_OPENCL_MAX_SIZE");
+    if (!s || !*s) return false;
+    errno = 0;
+    char *end = NULL;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (end && (*end == 'K' || *end == 'k')) shift = 10, end++;
+    else if (end && (*end == 'M' || *end == 'm')) shift = 20, end++;
+    else if (end && (*end == 'G' || *end == 'g')) shift = 30, end++;
+    if (errno || end == s || *end != '\0' || v == 0 || v > (SIZE_MAX >> shift)) {
+        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_MAX_SIZE='%s' (expected a positive byte count)", s);
+        return false;
+    }
+    *out = (size_t)v << shift;
+    return true;
+}
+
+static void read_caps(ct_ocl_device *d, cl_device_id id) {
+    cl_device_type t = 0;
+    clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+    d->type = (t & CL_DEVICE_TYPE_GPU) ? CT_DEVICE_TYPE_GPU
+              : (t & CL_DEVICE_TYPE_CPU) ? CT_DEVICE_TYPE_CPU
+                                          : CT_DEVICE_TYPE_ACCEL;
+
+    char version[128];
+    info_string(id, CL_DEVICE_OPENCL_C_VERSION, version, sizeof version);
+    d->cl_c_version = parse_cl_c_version(version);
+    info_string(id, CL_DEVICE_NAME, d->device_name, sizeof d->device_name);
+    info_string(id, CL_DRIVER_VERSION, d->driver_version, sizeof d->driver_version);
+    d->platform_name[0] = '\0';
+    clGetPlatformInfo(d->platform, CL_PLATFORM_NAME, sizeof d->platform_name - 1, d->platform_name, NULL);
+    d->platform_name[sizeof d->platform_name - 1] = '\0';
+    snprintf(d->description, sizeof d->description, "%s: %s", d->platform_name, d->device_name);
+
+    char *ext = device_extensions(id);
+    /* The khr sub-group built-ins are declared for OpenCL C 2.0 and later only. */
+    d->has_subgroups = (has_token(ext, "cl_khr_subgroups") && d->cl_c_version >= 200) ||
+                       (d->cl_c_version >= 300 && has_c_feature(id, "__opencl_c_subgroups"));
+    d->has_fp16 = has_token(ext, "cl_khr_fp16");
+    d->has_fp64 = has_token(ext, "cl_khr_fp64") || info_ulong(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+    d->has_int_dot = has_token(ext, "cl_khr_integer_dot_product");
+    ct_free(ext);
+    d->features = (d->has_subgroups ? CT_OCL_FEAT_SUBGROUPS : 0u) | (d->has_fp16 ? CT_OCL_FEAT_FP16 : 0u) |
+                  (d->has_fp64 ? CT_OCL_FEAT_FP64 : 0u) | (d->has_int_dot ? CT_OCL_FEAT_INT_DOT : 0u);
+
+    cl_device_fp_config fp = 0;
+    clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+    d->has_correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+
+    size_t wg = 0;
+    clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
+    d->max_work_group_size = wg ? wg : 1;
+    size_t items[3] = {1, 1, 1};
+    cl_uint dims = info_uint(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
+    if (dims >= 3) {
+        size_t *all = ct_calloc(dims, sizeof *all);
+        if (all && clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof *all, all, NULL) == CL_SUCCESS) {
+            memcpy(items, all, sizeof items);
+        }
+        ct_free(all);
+    }
+    for (int i = 0; i < 3; i++) d->max_work_item_sizes[i] = items[i] ? items[i] : 1;
+
+    cl_ulong max_alloc = info_ulong(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+    d->max_size = max_alloc > SIZE_MAX ? SIZE_MAX : (size_t)max_alloc;
+    size_t env;
+    if (env_max_size(&env) && env < d->max_size) d->max_size = env;
+    cl_ulong global = info_ulong(id, CL_DEVICE_GLOBAL_MEM_SIZE);
+    d->global_mem = global > SIZE_MAX ? SIZE_MAX : (size_t)global;
+
+    size_t align = info_uint(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;
+    size_t a = MIN_ALIGNMENT;
+    while (a < align && a < MAX_ALIGNMENT) a *= 2;
+    d->alignment = a;
+}
+
+static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_device_id id) {
+    ct_ocl_device *d = ct_calloc(1, sizeof *d);
+    if (!d) {
+        ct_log(CT_LOG_WARN, "opencl: out of memory creating device %d", index);
+        return NULL;
+    }
+    if (pthread_mutex_init(&d->lock, NULL) != 0) {
+        ct_free(d);
+        ct_log(CT_LOG_WARN, "opencl: cannot create the lock of device %d", index);
+        return NULL;
+    }
+    d->index = index;
+    d->platform = platform;
+    d->device = id;
+    snprintf(d->name, sizeof d->name, "OpenCL%d", index);
+    read_caps(d, id);
+    atomic_init(&d->allocated, 0);
+
+    cl_int err = CL_SUCCESS;
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
+    d->context = clCreateContext(props, 1, &id, NULL, NULL, &err);
+    if (err == CL_SUCCESS) d->queue = clCreateCommandQueue(d->context, id, 0, &err);
+    if (err != CL_SUCCESS) {
+        ct_log(CT_LOG_WARN, "opencl: skipping device '%s': cannot create a context and queue: %s (%d)",
+               d->description, ct_ocl_error_name(err), err);
+        if (d->context) clReleaseContext(d->context);
+        pthread_mutex_destroy(&d->lock);
+        ct_free(d);
+        return NULL;
+    }
+    ct_ocl_buffer_types_init(d);
+    d->refcount = 1;
+    ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
+           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d", d->name, d->description,
+           ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size, d->global_mem,
+           d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt);
+    return d;
+}
+
+size_t ct_ocl_devices_enumerate(ct_ocl_device ***out) {
+    *out = NULL;
+    cl_uint n_platforms = 0;
+    cl_int err = clGetPlatformIDs(0, NULL, &n_platforms);
+    if (err != CL_SUCCESS || n_platforms == 0) {
+        /* -1001 (CL_PLATFORM_NOT_FOUND_KHR) is the ICD loader's "no platform installed". */
+        ct_log(CT_LOG_DEBUG, "opencl: no platform (clGetPlatformIDs: %s (%d))", ct_ocl_error_name(err), err);
+        return 0;
+    }
+    cl_platform_id *platforms = ct_calloc(n_platforms, sizeof *platforms);
+    if (!platforms) return 0;
+    if (clGetPlatformIDs(n_platforms, platforms, NULL) != CL_SUCCESS) {
+        ct_free(platforms);
+        return 0;
+    }
+
+    size_t count = 0, cap = 0;
+    ct_ocl_device **list = NULL;
+    for (cl_uint p = 0; p < n_platforms; p++) {
+        cl_uint n_dev = 0;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n_dev) != CL_SUCCESS || n_dev == 0) continue;
+        cl_device_id *ids = ct_calloc(n_dev, sizeof *ids);
+        if (!ids) break;
+        if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n_dev, ids, NULL) != CL_SUCCESS) n_dev = 0;
+        for (cl_uint i = 0; i < n_dev; i++) {
+            if (count == cap) {
+                size_t ncap = cap ? cap * 2 : 4;
+                ct_ocl_device **grown = ct_calloc(ncap, sizeof *grown);
+                if (!grown) break;
+                if (count) memcpy(grown, list, count * sizeof *list);
+                ct_free(list);
+                list = grown;
+                cap = ncap;
+            }
+            ct_ocl_device *d = device_create((int)count, platforms[p], ids[i]);
+            if (d) list[count++] = d;
+        }
+        ct_free(ids);
+    }
+    ct_free(platforms);
+    *out = list;
+    return count;
+}
+
+void ct_ocl_device_retain(ct_ocl_device *dev) {
+    pthread_mutex_lock(&dev->lock);
+    dev->refcount++;
+    pthread_mutex_unlock(&dev->lock);
+}
+
+void ct_ocl_device_release(ct_ocl_device *dev) {
+    if (!dev) return;
+    pthread_mutex_lock(&dev->lock);
+    int left = dev->refcount > 0 ? --dev->refcount : -1;
+    pthread_mutex_unlock(&dev->lock);
+    if (left < 0) ct_log(CT_LOG_ERROR, "opencl: %s released more often than acquired", dev->name);
+    if (left != 0) return;
+    if (dev->program) clReleaseProgram(dev->program);
+    clReleaseCommandQueue(dev->queue);
+    clReleaseContext(dev->context);
+    ct_free(dev->test_build_options);
+    pthread_mutex_destroy(&dev->lock);
+    ct_free(dev);
+}

@@ -1,0 +1,659 @@
+/* Helpers shared by every kernel family (this file sorts first): byte-level loads,
+ * fp16/bf16 conversion in integer arithmetic (bit for bit as src/types, NaN
+ * included), correctly rounded division, the dequantizers of every type the CPU
+ * backend dequantizes and the six block quantizers of src/types/quantize.c.
+ *
+ * Blocks are addressed by bytes (const __global uchar *): blocks are only 2-byte
+ * aligned, and views may start anywhere, so multi-byte fields are assembled from
+ * byte loads.
+ *
+ * Dequantizers, exact (d widened to float, products in the reference's order, NaN
+ * results as x86 gives them: see ct_xnan):
+ *   float ct_deq_<t>(const __global uchar *blk, int j)        element j of the block
+ *   void  ct_deq16_<t>(const __global uchar *blk, int il, float *y)
+ *                                                  elements 16*il .. 16*il+15 into y
+ * for t = f32, f16, bf16 (blocks of one element: j = 0 only, no deq16), q4_0,
+ * q4_1, q5_0, q5_1, q8_0, iq4_nl (32-blocks, il = 0..1), q2_K, q3_K, q4_K, q5_K,
+ * q6_K, q8_K, iq4_xs (256-blocks, il = 0..15).
+ * Quantizers: void ct_quantize_<t>(const float *x, __global uchar *blk) for
+ * t = q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl: one block of 32 floats. */
+
+/* Type ids (ct_type). */
+#define CT_T_F32 0
+#define CT_T_F16 1
+#define CT_T_Q4_0 2
+#define CT_T_Q4_1 3
+#define CT_T_Q5_0 6
+#define CT_T_Q5_1 7
+#define CT_T_Q8_0 8
+#define CT_T_Q2_K 10
+#define CT_T_Q3_K 11
+#define CT_T_Q4_K 12
+#define CT_T_Q5_K 13
+#define CT_T_Q6_K 14
+#define CT_T_Q8_K 15
+#define CT_T_IQ4_NL 20
+#define CT_T_IQ4_XS 23
+#define CT_T_I8 24
+#define CT_T_I16 25
+#define CT_T_I32 26
+#define CT_T_I64 27
+#define CT_T_F64 28
+#define CT_T_BF16 30
+
+/* ---- byte-level loads and stores ----------------------------------------------- */
+
+ushort ct_ld_u16(const __global uchar *p) { return (ushort)(p[0] | ((uint)p[1] << 8)); }
+
+uint ct_ld_u32(const __global uchar *p) {
+    return (uint)p[0] | ((uint)p[1] << 8) | ((uint)p[2] << 16) | ((uint)p[3] << 24);
+}
+
+void ct_st_u16(__global uchar *p, ushort v) {
+    p[0] = (uchar)v;
+    p[1] = (uchar)(v >> 8);
+}
+
+void ct_st_u32(__global uchar *p, uint v) {
+    p[0] = (uchar)v;
+    p[1] = (uchar)(v >> 8);
+    p[2] = (uchar)(v >> 16);
+    p[3] = (uchar)(v >> 24);
+}
+
+/* ---- fp16 / bf16 ------------------------------------------------------------------ */
+
+/* Exact; NaN keeps its payload shifted left by 13 with the quiet bit set (as the CPU). */
+float ct_half_to_float(ushort h) {
+    const uint sign = (uint)(h & 0x8000u) << 16;
+    const uint em = h & 0x7FFFu;
+    uint r;
+    if (em >= 0x7C00u) {
+        r = (em << 13) | 0x7F800000u | ((em & 0x3FFu) != 0u ? 0x400000u : 0u);
+    } else if (em >= 0x0400u) {
+        r = (em << 13) + (112u << 23);
+    } else {
+        r = as_uint((float)em * 0x1p-24f); /* exact: a normal float */
+    }
+    return as_float(sign | r);
+}
+
+/* Round to nearest even; overflow gives inf; NaN gives sign | 0x7E00 (as the CPU). */
+ushort ct_float_to_half(float f) {
+    const uint x = as_uint(f);
+    const uint sign = (x >> 16) & 0x8000u;
+    const uint ax = x & 0x7FFFFFFFu;
+    uint r;
+    if (ax > 0x7F800000u) {
+        r = 0x7E00u;
+    } else if (ax >= 0x477FF000u) { /* rounds to inf */
+        r = 0x7C00u;
+    } else if (ax >= 0x38800000u) { /* a normal hb */
+        const uint v = ax - (112u << 23);
+        r = (v + 0x0FFFu + ((v >> 13) & 1u)) >> 13;
+    } else {
+        /* |x|*2^24 is exact; adding 2^23 rounds it to an integer (RTNE) */
+        r = as_uint(as_float(ax) * 0x1p24f + 0x1p23f) & 0x7FFu;
+    }
+    return (ushort)(sign | r);
+}
+
+float ct_bf16_to_float(ushort h) { return as_float((uint)h << 16); }
+
+ushort ct_float_to_bf16(float f) {
+    const uint u = as_uint(f);
+    if ((u & 0x7FFFFFFFu) > 0x7F800000u) return (ushort)((u >> 16) | 0x0040u);
+    return (ushort)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
+
+float ct_ld_f16(const __global uchar *p) { return ct_half_to_float(ct_ld_u16(p)); }
+
+/* ---- correctly rounded float division ----------------------------------------- */
+
+/* Without -cl-fp32-correctly-rounded-divide-sqrt, '/' may be 2.5 ulp off. fp64
+ * division is correctly rounded, and rounding its quotient to float is too (53 >=
+ * 2*24 + 2). Otherwise an integer long division. CT_SOFT_DIV forces the latter (tests). */
+#if !defined(CT_SOFT_DIV) && CT_CORRECTLY_ROUNDED_DIV
+float ct_div(float a, float b) { return a / b; }
+#elif !defined(CT_SOFT_DIV) && CT_HAS_FP64
+float ct_div(float a, float b) { return (float)((double)a / (double)b); }
+#else
+/* Mantissa with the implicit bit and unbiased exponent of a finite non-zero
+ * float, normalized so that the mantissa lies in [2^23, 2^24). */
+void ct_div_unpack(uint ax, uint *m, int *e) {
+    uint mm = ax & 0x7FFFFFu;
+    int ee = (int)(ax >> 23);
+    if (ee == 0) { /* subnormal */
+        ee = 1;
+        while (mm < 0x800000u) {
+            mm <<= 1;
+            ee--;
+        }
+    } else {
+        mm |= 0x800000u;
+    }
+    *m = mm;
+    *e = ee - 127;
+}
+
+float ct_div(float a, float b) {
+    const uint ua = as_uint(a), ub = as_uint(b);
+    const uint sign = (ua ^ ub) & 0x80000000u;
+    const uint aa = ua & 0x7FFFFFFFu, ab = ub & 0x7FFFFFFFu;
+    if (aa > 0x7F800000u || ab > 0x7F800000u) return a + b; /* NaN operand */
+    if (aa == 0x7F800000u) return ab == 0x7F800000u ? as_float(0x7FC00000u) : as_float(sign | 0x7F800000u);
+    if (ab == 0x7F800000u) return as_float(sign);
+    if (ab == 0u) return aa == 0u ? as_float(0x7FC00000u) : as_float(sign | 0x7F800000u);
+    if (aa == 0u) return as_float(sign);
+    uint ma, mb;
+    int ea, eb;
+    ct_div_unpack(aa, &ma, &ea);
+    ct_div_unpack(ab, &mb, &eb);
+    /* q = floor(ma * 2^26 / mb) has 26 or 27 bits; the remainder is the sticky bit. */
+    const ulong num = (ulong)ma << 26;
+    ulong q = num / mb;
+    const uint sticky = (num % mb) != 0ul;
+    int e = ea - eb; /* value = q * 2^(e - 26) */
+    if (q < (1ul << 26)) { /* normalize to 27 bits: [2^26, 2^27) */
+        q <<= 1;
+        e -= 1;
+    }
+    /* q in [2^26, 2^27): the 24-bit mantissa and 3 more bits (plus the sticky bit). */
+    int shift = 3;
+    int be = e + 127;
+    if (be >= 255) return as_float(sign | 0x7F800000u);
+    if (be < 1) { /* a subnormal result: fewer mantissa bits */
+        shift += 1 - be;
+        be = 1;
+    }
+    if (shift > 40) return as_float(sign); /* below half the smallest subnormal */
+    const ulong keep = q >> shift;
+    const ulong rem = q & ((1ul << shift) - 1ul);
+    const ulong hb = 1ul << (shift - 1);
+    const ulong up = (rem > hb || (rem == hb && (sticky || (keep & 1ul)))) ? 1ul : 0ul;
+    /* A carry out of the mantissa moves into the exponent, which is the right result. */
+    uint bits = ((uint)(be - 1) << 23) + (uint)(keep + up);
+    if (bits >= 0x7F800000u) bits = 0x7F800000u;
+    return as_float(sign | bits);
+}
+#endif
+
+/* ---- x86 NaN rules ------------------------------------------------------------- */
+
+/* r = a op b with x86 SSE's NaN rules, which the CPU reference follows: the first
+ * NaN operand, quieted; a NaN made from numbers is the default NaN 0xFFC00000.
+ * GPUs return other NaNs (NVIDIA: 0x7FFFFFFF), whose sign and payload would reach
+ * the output: a dequantized NaN scale, a quantized block's fp16 scale. */
+float ct_xnan(float a, float b, float r) {
+    if (!isnan(r)) return r;
+    if (isnan(a)) return as_float(as_uint(a) | 0x400000u);
+    if (isnan(b)) return as_float(as_uint(b) | 0x400000u);
+    return as_float(0xFFC00000u);
+}
+float ct_xadd(float a, float b) { return ct_xnan(a, b, a + b); }
+float ct_xsub(float a, float b) { return ct_xnan(a, b, a - b); }
+float ct_xmul(float a, float b) { return ct_xnan(a, b, a * b); }
+float ct_xdiv(float a, float b) { return ct_xnan(a, b, ct_div(a, b)); }
+
+/* ---- dequantizers -------------------------------------------------------------- */
+
+__constant float ct_kvalues_iq4nl_f[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                           1,    13,   25,  38,  53,  69,  89,  113};
+
+float ct_deq_f32(const __global uchar *b, int j) { return as_float(ct_ld_u32(b + 4 * j)); }
+float ct_deq_f16(const __global uchar *b, int j) { return ct_half_to_float(ct_ld_u16(b + 2 * j)); }
+float ct_deq_bf16(const __global uchar *b, int j) { return ct_bf16_to_float(ct_ld_u16(b + 2 * j)); }
+
+float ct_deq_q4_0(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b);
+    const uint q = b[2 + (j & 15)];
+    const int x = (int)(j < 16 ? (q & 15u) : (q >> 4)) - 8;
+    return ct_xmul((float)x, d);
+}
+
+float ct_deq_q4_1(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b), m = ct_ld_f16(b + 2);
+    const uint q = b[4 + (j & 15)];
+    const int x = (int)(j < 16 ? (q & 15u) : (q >> 4));
+    return ct_xadd(ct_xmul((float)x, d), m);
+}
+
+float ct_deq_q5_0(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b);
+    const uint qh = ct_ld_u32(b + 2);
+    const uint q = b[6 + (j & 15)];
+    const int x = (int)((j < 16 ? (q & 15u) : (q >> 4)) | (((qh >> j) & 1u) << 4)) - 16;
+    return ct_xmul((float)x, d);
+}
+
+float ct_deq_q5_1(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b), m = ct_ld_f16(b + 2);
+    const uint qh = ct_ld_u32(b + 4);
+    const uint q = b[8 + (j & 15)];
+    const int x = (int)((j < 16 ? (q & 15u) : (q >> 4)) | (((qh >> j) & 1u) << 4));
+    return ct_xadd(ct_xmul((float)x, d), m);
+}
+
+float ct_deq_q8_0(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b);
+    return ct_xmul((float)as_char(b[2 + j]), d);
+}
+
+float ct_deq_iq4_nl(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b);
+    const uint q = b[2 + (j & 15)];
+    return ct_xmul(d, ct_kvalues_iq4nl_f[j < 16 ? (q & 15u) : (q >> 4)]);
+}
+
+/* Q2_K: scales@0, qs@16, d@80, dmin@82. Group g = j/16 uses scales[g]. */
+float ct_deq_q2_K(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b + 80), min = ct_ld_f16(b + 82);
+    const int g = j >> 4, l = j & 15;
+    const uint sc = b[g];
+    const int hb = g >> 3, shift = ((g & 7) >> 1) * 2, sub = g & 1;
+    const uint q = (b[16 + 32 * hb + 16 * sub + l] >> shift) & 3u;
+    const float dl = ct_xmul(d, (float)(sc & 15u));
+    const float ml = ct_xmul(min, (float)(sc >> 4));
+    return ct_xsub(ct_xmul(dl, (float)q), ml);
+}
+
+/* The signed 6-bit scale s (0..15) of a Q3_K block, minus 32. */
+int ct_q3_K_scale(const __global uchar *s, int j) {
+    const int lo = j < 8 ? (s[j] & 15) : (s[j - 8] >> 4);
+    const int hi = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+    return (lo | (hi << 4)) - 32;
+}
+
+/* Q3_K: hmask@0, qs@32, scales@96, d@108. */
+float ct_deq_q3_K(const __global uchar *b, int j) {
+    const float d_all = ct_ld_f16(b + 108);
+    const int g = j >> 4, l = j & 15;
+    const int hb = g >> 3, s = (g & 7) >> 1, sub = g & 1;
+    const uint m = 1u << (4 * hb + s);
+    const float dl = ct_xmul(d_all, (float)ct_q3_K_scale(b + 96, g));
+    const int v = (int)((b[32 + 32 * hb + 16 * sub + l] >> (2 * s)) & 3u) - ((b[16 * sub + l] & m) ? 0 : 4);
+    return ct_xmul(dl, (float)v);
+}
+
+void ct_get_scale_min_k4(int j, const __global uchar *q, int *d, int *m) {
+    if (j < 4) {
+        *d = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *d = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
+}
+
+/* Q4_K: d@0, dmin@2, scales@4, qs@16. */
+float ct_deq_q4_K(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b), min = ct_ld_f16(b + 2);
+    const int c = j >> 6, r = j & 63, hi = r >> 5, l = r & 31;
+    int sc, m;
+    ct_get_scale_min_k4(2 * c + hi, b + 4, &sc, &m);
+    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const uint q = b[16 + 32 * c + l];
+    return ct_xsub(ct_xmul(d1, (float)(hi ? (q >> 4) : (q & 15u))), m1);
+}
+
+/* Q5_K: d@0, dmin@2, scales@4, qh@16, qs@48. */
+float ct_deq_q5_K(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b), min = ct_ld_f16(b + 2);
+    const int c = j >> 6, r = j & 63, hi = r >> 5, l = r & 31;
+    int sc, m;
+    ct_get_scale_min_k4(2 * c + hi, b + 4, &sc, &m);
+    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const uint q = b[48 + 32 * c + l];
+    const uint u = (1u << (2 * c)) << hi;
+    const uint v = (hi ? (q >> 4) : (q & 15u)) + ((b[16 + l] & u) ? 16u : 0u);
+    return ct_xsub(ct_xmul(d1, (float)v), m1);
+}
+
+/* Q6_K: ql@0, qh@128, scales (int8)@192, d@208. */
+float ct_deq_q6_K(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b + 208);
+    const int h = j >> 7, r = j & 127, k = r >> 5, l = r & 31;
+    const __global uchar *ql = b + 64 * h, *qh = b + 128 + 32 * h;
+    const int sc = as_char(b[192 + 8 * h + (l >> 4) + 2 * k]);
+    const uint lo = (k & 1) ? ql[l + 32] : ql[l];
+    const uint nib = (k & 2) ? (lo >> 4) : (lo & 15u);
+    const int q = (int)(nib | (((qh[l] >> (2 * k)) & 3u) << 4)) - 32;
+    return ct_xmul(ct_xmul(d, (float)sc), (float)q);
+}
+
+/* Q8_K: d (float)@0, qs (int8)@4. */
+float ct_deq_q8_K(const __global uchar *b, int j) {
+    const float d = as_float(ct_ld_u32(b));
+    return ct_xmul(d, (float)as_char(b[4 + j]));
+}
+
+/* IQ4_XS: d@0, scales_h@2, scales_l@4, qs@8. */
+float ct_deq_iq4_xs(const __global uchar *b, int j) {
+    const float d = ct_ld_f16(b);
+    const uint scales_h = ct_ld_u16(b + 2);
+    const int ib = j >> 5, r = j & 31;
+    const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
+    const float dl = ct_xmul(d, (float)(ls - 32));
+    const uint q = b[8 + 16 * ib + (r & 15)];
+    return ct_xmul(dl, ct_kvalues_iq4nl_f[r < 16 ? (q & 15u) : (q >> 4)]);
+}
+
+/* 16 elements at a time: the block's scales are decoded once. */
+void ct_deq16_q4_0(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b);
+    for (int l = 0; l < 16; l++) {
+        const uint q = b[2 + l];
+        y[l] = ct_xmul((float)((int)(il ? (q >> 4) : (q & 15u)) - 8), d);
+    }
+}
+
+void ct_deq16_q4_1(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b), m = ct_ld_f16(b + 2);
+    for (int l = 0; l < 16; l++) {
+        const uint q = b[4 + l];
+        y[l] = ct_xadd(ct_xmul((float)(int)(il ? (q >> 4) : (q & 15u)), d), m);
+    }
+}
+
+void ct_deq16_q5_0(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b);
+    const uint qh = ct_ld_u32(b + 2) >> (16 * il);
+    for (int l = 0; l < 16; l++) {
+        const uint q = b[6 + l];
+        const int x = (int)((il ? (q >> 4) : (q & 15u)) | (((qh >> l) & 1u) << 4)) - 16;
+        y[l] = ct_xmul((float)x, d);
+    }
+}
+
+void ct_deq16_q5_1(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b), m = ct_ld_f16(b + 2);
+    const uint qh = ct_ld_u32(b + 4) >> (16 * il);
+    for (int l = 0; l < 16; l++) {
+        const uint q = b[8 + l];
+        const int x = (int)((il ? (q >> 4) : (q & 15u)) | (((qh >> l) & 1u) << 4));
+        y[l] = ct_xadd(ct_xmul((float)x, d), m);
+    }
+}
+
+void ct_deq16_q8_0(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b);
+    for (int l = 0; l < 16; l++) y[l] = ct_xmul((float)as_char(b[2 + 16 * il + l]), d);
+}
+
+void ct_deq16_iq4_nl(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b);
+    for (int l = 0; l < 16; l++) {
+        const uint q = b[2 + l];
+        y[l] = ct_xmul(d, ct_kvalues_iq4nl_f[il ? (q >> 4) : (q & 15u)]);
+    }
+}
+
+void ct_deq16_q2_K(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b + 80), min = ct_ld_f16(b + 82);
+    const uint sc = b[il];
+    const int hb = il >> 3, shift = ((il & 7) >> 1) * 2, sub = il & 1;
+    const float dl = ct_xmul(d, (float)(sc & 15u));
+    const float ml = ct_xmul(min, (float)(sc >> 4));
+    const __global uchar *q = b + 16 + 32 * hb + 16 * sub;
+    for (int l = 0; l < 16; l++) y[l] = ct_xsub(ct_xmul(dl, (float)((q[l] >> shift) & 3u)), ml);
+}
+
+void ct_deq16_q3_K(const __global uchar *b, int il, float *y) {
+    const float d_all = ct_ld_f16(b + 108);
+    const int hb = il >> 3, s = (il & 7) >> 1, sub = il & 1;
+    const uint m = 1u << (4 * hb + s);
+    const float dl = ct_xmul(d_all, (float)ct_q3_K_scale(b + 96, il));
+    const __global uchar *q = b + 32 + 32 * hb + 16 * sub;
+    const __global uchar *hm = b + 16 * sub;
+    for (int l = 0; l < 16; l++) {
+        const int v = (int)((q[l] >> (2 * s)) & 3u) - ((hm[l] & m) ? 0 : 4);
+        y[l] = ct_xmul(dl, (float)v);
+    }
+}
+
+void ct_deq16_q4_K(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b), min = ct_ld_f16(b + 2);
+    const int c = il >> 2, hi = (il >> 1) & 1, l0 = 16 * (il & 1);
+    int sc, m;
+    ct_get_scale_min_k4(2 * c + hi, b + 4, &sc, &m);
+    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const __global uchar *q = b + 16 + 32 * c + l0;
+    for (int l = 0; l < 16; l++) y[l] = ct_xsub(ct_xmul(d1, (float)(hi ? (q[l] >> 4) : (q[l] & 15u))), m1);
+}
+
+void ct_deq16_q5_K(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b), min = ct_ld_f16(b + 2);
+    const int c = il >> 2, hi = (il >> 1) & 1, l0 = 16 * (il & 1);
+    int sc, m;
+    ct_get_scale_min_k4(2 * c + hi, b + 4, &sc, &m);
+    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const __global uchar *q = b + 48 + 32 * c + l0;
+    const __global uchar *qh = b + 16 + l0;
+    const uint u = (1u << (2 * c)) << hi;
+    for (int l = 0; l < 16; l++) {
+        const uint v = (hi ? (q[l] >> 4) : (q[l] & 15u)) + ((qh[l] & u) ? 16u : 0u);
+        y[l] = ct_xsub(ct_xmul(d1, (float)v), m1);
+    }
+}
+
+void ct_deq16_q6_K(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b + 208);
+    const int h = il >> 3, k = (il >> 1) & 3, l0 = 16 * (il & 1);
+    const __global uchar *ql = b + 64 * h + ((k & 1) ? 32 : 0) + l0, *qh = b + 128 + 32 * h + l0;
+    const int sc = as_char(b[192 + 8 * h + (l0 >> 4) + 2 * k]);
+    const float dsc = ct_xmul(d, (float)sc);
+    for (int l = 0; l < 16; l++) {
+        const uint nib = (k & 2) ? (ql[l] >> 4) : (ql[l] & 15u);
+        const int q = (int)(nib | (((qh[l] >> (2 * k)) & 3u) << 4)) - 32;
+        y[l] = ct_xmul(dsc, (float)q);
+    }
+}
+
+void ct_deq16_q8_K(const __global uchar *b, int il, float *y) {
+    const float d = as_float(ct_ld_u32(b));
+    for (int l = 0; l < 16; l++) y[l] = ct_xmul(d, (float)as_char(b[4 + 16 * il + l]));
+}
+
+void ct_deq16_iq4_xs(const __global uchar *b, int il, float *y) {
+    const float d = ct_ld_f16(b);
+    const uint scales_h = ct_ld_u16(b + 2);
+    const int ib = il >> 1;
+    const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
+    const float dl = ct_xmul(d, (float)(ls - 32));
+    const __global uchar *q = b + 8 + 16 * ib;
+    for (int l = 0; l < 16; l++) y[l] = ct_xmul(dl, ct_kvalues_iq4nl_f[(il & 1) ? (q[l] >> 4) : (q[l] & 15u)]);
+}
+
+/* Element j of a block of type t (a run-time switch for generic kernels). */
+float ct_deq(int t, const __global uchar *b, int j) {
+    switch (t) {
+    case CT_T_F32: return ct_deq_f32(b, j);
+    case CT_T_F16: return ct_deq_f16(b, j);
+    case CT_T_BF16: return ct_deq_bf16(b, j);
+    case CT_T_Q4_0: return ct_deq_q4_0(b, j);
+    case CT_T_Q4_1: return ct_deq_q4_1(b, j);
+    case CT_T_Q5_0: return ct_deq_q5_0(b, j);
+    case CT_T_Q5_1: return ct_deq_q5_1(b, j);
+    case CT_T_Q8_0: return ct_deq_q8_0(b, j);
+    case CT_T_IQ4_NL: return ct_deq_iq4_nl(b, j);
+    case CT_T_Q2_K: return ct_deq_q2_K(b, j);
+    case CT_T_Q3_K: return ct_deq_q3_K(b, j);
+    case CT_T_Q4_K: return ct_deq_q4_K(b, j);
+    case CT_T_Q5_K: return ct_deq_q5_K(b, j);
+    case CT_T_Q6_K: return ct_deq_q6_K(b, j);
+    case CT_T_Q8_K: return ct_deq_q8_K(b, j);
+    case CT_T_IQ4_XS: return ct_deq_iq4_xs(b, j);
+    default: return 0.0f;
+    }
+}
+
+/* ---- quantizers (src/types/quantize.c, bit for bit) ----------------------------- */
+
+/* (int8_t)v / (uint8_t)v as the reference pins them: truncate to int32 (NaN and
+ * out of range give INT32_MIN), keep the low byte. */
+uint ct_trunc_low_byte(float v) {
+    const int i = (v >= -2147483648.0f && v < 2147483648.0f) ? (int)v : INT_MIN;
+    return (uint)i & 0xFFu;
+}
+
+/* (int8_t)roundf(v) the same way: ties away from zero on the truncated integer. */
+uint ct_round_low_byte(float v) {
+    const bool ok = v >= -2147483648.0f && v < 2147483648.0f;
+    const float vs = ok ? v : 0.0f;
+    int i = (int)vs;
+    const float frac = vs - (float)i;
+    i += (frac >= 0.5f ? 1 : 0) - (frac <= -0.5f ? 1 : 0);
+    return ok ? ((uint)i & 0xFFu) : 0u;
+}
+
+/* MIN(hi, (int8_t)v) stored as uint8_t. */
+uint ct_trunc_int8_min(float v, int hi) {
+    const uint b = ct_trunc_low_byte(v);
+    const int i = b < 128u ? (int)b : (int)b - 256;
+    return (uint)(i < hi ? i : hi) & 0xFFu;
+}
+
+void ct_quantize_q8_0(const float *x, __global uchar *y) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        const float av = fabs(x[j]);
+        amax = amax > av ? amax : av; /* the reference's MAX(): a NaN is replaced by the next value */
+    }
+    const float d = ct_xdiv(amax, 127.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    ct_st_u16(y, ct_float_to_half(d));
+    for (int j = 0; j < 32; j++) y[2 + j] = (uchar)ct_round_low_byte(x[j] * id);
+}
+
+/* The signed value with the largest |x|, first occurrence; +0.0 when all are zero. */
+float ct_signed_absmax(const float *x) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        if (amax < fabs(x[j])) {
+            amax = fabs(x[j]);
+            max = x[j];
+        }
+    }
+    return max;
+}
+
+void ct_quantize_q4_0(const float *x, __global uchar *y) {
+    const float d = ct_xdiv(ct_signed_absmax(x), -8.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    ct_st_u16(y, ct_float_to_half(d));
+    for (int j = 0; j < 16; j++) {
+        const uint xi0 = ct_trunc_int8_min(x[j] * id + 8.5f, 15);
+        const uint xi1 = ct_trunc_int8_min(x[j + 16] * id + 8.5f, 15);
+        y[2 + j] = (uchar)(xi0 | (xi1 << 4));
+    }
+}
+
+void ct_quantize_q5_0(const float *x, __global uchar *y) {
+    const float d = ct_xdiv(ct_signed_absmax(x), -16.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    ct_st_u16(y, ct_float_to_half(d));
+    uint qh = 0;
+    for (int j = 0; j < 16; j++) {
+        const uint xi0 = ct_trunc_int8_min(x[j] * id + 16.5f, 31);
+        const uint xi1 = ct_trunc_int8_min(x[j + 16] * id + 16.5f, 31);
+        y[6 + j] = (uchar)((xi0 & 15u) | ((xi1 & 15u) << 4));
+        qh |= ((xi0 & 0x10u) >> 4) << j;
+        qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
+    }
+    ct_st_u32(y + 2, qh);
+}
+
+/* min and max from +-FLT_MAX with strict compares (NaN is skipped). */
+void ct_block_min_max(const float *x, float *min_out, float *max_out) {
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (int j = 0; j < 32; j++) {
+        if (x[j] < min) min = x[j];
+        if (x[j] > max) max = x[j];
+    }
+    *min_out = min;
+    *max_out = max;
+}
+
+void ct_quantize_q4_1(const float *x, __global uchar *y) {
+    float min, max;
+    ct_block_min_max(x, &min, &max);
+    const float d = ct_xdiv(ct_xsub(max, min), 15.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    ct_st_u16(y, ct_float_to_half(d));
+    ct_st_u16(y + 2, ct_float_to_half(min));
+    for (int j = 0; j < 16; j++) {
+        const uint xi0 = ct_trunc_int8_min((x[j] - min) * id + 0.5f, 15);
+        const uint xi1 = ct_trunc_int8_min((x[j + 16] - min) * id + 0.5f, 15);
+        y[4 + j] = (uchar)(xi0 | (xi1 << 4));
+    }
+}
+
+void ct_quantize_q5_1(const float *x, __global uchar *y) {
+    float min, max;
+    ct_block_min_max(x, &min, &max);
+    const float d = ct_xdiv(ct_xsub(max, min), 31.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    ct_st_u16(y, ct_float_to_half(d));
+    ct_st_u16(y + 2, ct_float_to_half(min));
+    uint qh = 0;
+    for (int j = 0; j < 16; j++) {
+        const uint xi0 = ct_trunc_low_byte((x[j] - min) * id + 0.5f); /* no clamp, as the reference */
+        const uint xi1 = ct_trunc_low_byte((x[j + 16] - min) * id + 0.5f);
+        y[8 + j] = (uchar)((xi0 & 15u) | ((xi1 & 15u) << 4));
+        qh |= ((xi0 & 0x10u) >> 4) << j;
+        qh |= ((xi1 & 0x10u) >> 4) << (j + 16);
+    }
+    ct_st_u32(y + 4, qh);
+}
+
+/* The reference's best_index_int8 without branches: its binary search ends at
+ * mu = 1 + #{k in 1..14 : !(a < v[k])}; ties go to the upper neighbour; NaN gives 15. */
+uint ct_iq4nl_best_index(float a) {
+    int mu = 1;
+    for (int k = 1; k < 15; k++) mu += !(a < ct_kvalues_iq4nl_f[k]) ? 1 : 0;
+    return (uint)(a - ct_kvalues_iq4nl_f[mu - 1] < ct_kvalues_iq4nl_f[mu] - a ? mu - 1 : mu);
+}
+
+/* No scale search (ntry = -1); max |x| < 1e-15 gives d = 0 and every byte 0x88. */
+void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        const float ax = fabs(x[j]);
+        if (ax > amax) {
+            amax = ax;
+            max = x[j];
+        }
+    }
+    if (amax < 1e-15f) {
+        ct_st_u16(y, ct_float_to_half(0.0f));
+        for (int j = 0; j < 16; j++) y[2 + j] = 0x88;
+        return;
+    }
+    const float d0 = ct_xdiv(max, -127.0f);
+    const float id = ct_xdiv(1.0f, d0);
+    float sumqx = 0.0f, sumq2 = 0.0f;
+    uchar L[32];
+    for (int j = 0; j < 32; j++) {
+        L[j] = (uchar)ct_iq4nl_best_index(ct_xmul(id, x[j]));
+        const float w = ct_xmul(x[j], x[j]);
+        const float q = ct_kvalues_iq4nl_f[L[j]];
+        const float wq = ct_xmul(w, q);
+        sumqx = ct_xadd(sumqx, ct_xmul(wq, x[j]));
+        sumq2 = ct_xadd(sumq2, ct_xmul(wq, q));
+    }
+    ct_st_u16(y, ct_float_to_half(ct_xdiv(sumqx, sumq2)));
+    for (int j = 0; j < 16; j++) y[2 + j] = (uchar)(L[j] | (L[j + 16] << 4));
+}
+
+/* One block of 32 floats into a block of type t (a run-time switch). */
+void ct_quantize_block(int t, const float *x, __global uchar *y) {
+    switch (t) {
+    case CT_T_Q8_0: ct_quantize_q8_0(x, y); break;
+    case CT_T_Q4_0: ct_quantize_q4_0(x, y); break;
+    case CT_T_Q4_1: ct_quantize_q4_1(x, y); break;
+    case CT_T_Q5_0: ct_quantize_q5_0(x, y); break;
+    case CT_T_Q5_1: ct_quantize_q5_1(x, y); break;
+    case CT_T_IQ4_NL: ct_quantize_iq4_nl(x, y); break;
+    default: break;
+    }
+}

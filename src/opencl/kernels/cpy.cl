@@ -1,0 +1,172 @@
+/* CPY, DUP, CONT: the source's elements in logical row-major order, written in the
+ * destination's logical row-major order, converting types on the way.
+ *
+ * Work-groups take nrptg source rows (local size 1) and, for long rows, a segment of
+ * seglen units (nseg segments per row). A unit is q source elements:
+ *   RAW      same type, one element or block copied as bytes (q = block size);
+ *   CONVERT  between F32, F16 and BF16 (q = 1);
+ *   QUANT    F32/F16/BF16 into one 32-block of the destination (q = 32);
+ *   DEQ      16 elements of a source block into F32/F16/BF16 (q = 16).
+ * A contiguous destination is passed flat (dflat): element n is at (n >> dshift) * nb0. */
+
+#define CT_CPY_RAW 0
+#define CT_CPY_CONVERT 1
+#define CT_CPY_QUANT 2
+#define CT_CPY_DEQ 3
+
+/* a / b and a % b, in 32 bits when both fit (64-bit division is slow on GPUs). */
+ulong ct_cpy_div(ulong a, ulong b, ulong *rem) {
+    if (((a | b) >> 32) == 0) {
+        const uint q = (uint)a / (uint)b;
+        *rem = (uint)a - q * (uint)b;
+        return q;
+    }
+    const ulong q = a / b;
+    *rem = a - q * b;
+    return q;
+}
+
+/* Coordinates of flat element n in a [ne0, ne1, ne2, ne3] tensor. */
+void ct_cpy_coords(ulong n, ulong ne0, ulong ne1, ulong ne2, ulong *c) {
+    ulong r;
+    n = ct_cpy_div(n, ne0, &r);
+    c[0] = r;
+    n = ct_cpy_div(n, ne1, &r);
+    c[1] = r;
+    n = ct_cpy_div(n, ne2, &r);
+    c[2] = r;
+    c[3] = n;
+}
+
+/* Bytes of an F32, F16 or BF16 element. */
+uint ct_cpy_es(int t) { return t == CT_T_F32 ? 4u : 2u; }
+
+float ct_cpy_load(const __global uchar *p, int t, int aligned) {
+    if (t == CT_T_F32) return aligned ? *(const __global float *)p : as_float(ct_ld_u32(p));
+    const ushort h = aligned ? *(const __global ushort *)p : ct_ld_u16(p);
+    return t == CT_T_F16 ? ct_half_to_float(h) : ct_bf16_to_float(h);
+}
+
+void ct_cpy_store(__global uchar *p, float v, int t, int aligned) {
+    if (t == CT_T_F32) {
+        if (aligned) *(__global float *)p = v;
+        else ct_st_u32(p, as_uint(v));
+        return;
+    }
+    const ushort h = t == CT_T_F16 ? ct_float_to_half(v) : ct_float_to_bf16(v);
+    if (aligned) *(__global ushort *)p = h;
+    else ct_st_u16(p, h);
+}
+
+/* ts bytes in the widest words that align (a power of two dividing both addresses) allows. */
+void ct_cpy_bytes(const __global uchar *sp, __global uchar *dp, uint ts, uint align) {
+    if (align >= 8 && ts % 8 == 0) {
+        for (uint i = 0; i < ts; i += 8) *(__global ulong *)(dp + i) = *(const __global ulong *)(sp + i);
+    } else if (align >= 4 && ts % 4 == 0) {
+        for (uint i = 0; i < ts; i += 4) *(__global uint *)(dp + i) = *(const __global uint *)(sp + i);
+    } else if (align >= 2 && ts % 2 == 0) {
+        for (uint i = 0; i < ts; i += 2) *(__global ushort *)(dp + i) = *(const __global ushort *)(sp + i);
+    } else {
+        for (uint i = 0; i < ts; i++) dp[i] = sp[i];
+    }
+}
+
+/* 16 elements of a block of type t, starting at element 16*il. */
+void ct_deq16(int t, const __global uchar *b, int il, float *y) {
+    switch (t) {
+    case CT_T_Q4_0: ct_deq16_q4_0(b, il, y); break;
+    case CT_T_Q4_1: ct_deq16_q4_1(b, il, y); break;
+    case CT_T_Q5_0: ct_deq16_q5_0(b, il, y); break;
+    case CT_T_Q5_1: ct_deq16_q5_1(b, il, y); break;
+    case CT_T_Q8_0: ct_deq16_q8_0(b, il, y); break;
+    case CT_T_IQ4_NL: ct_deq16_iq4_nl(b, il, y); break;
+    case CT_T_Q2_K: ct_deq16_q2_K(b, il, y); break;
+    case CT_T_Q3_K: ct_deq16_q3_K(b, il, y); break;
+    case CT_T_Q4_K: ct_deq16_q4_K(b, il, y); break;
+    case CT_T_Q5_K: ct_deq16_q5_K(b, il, y); break;
+    case CT_T_Q6_K: ct_deq16_q6_K(b, il, y); break;
+    case CT_T_Q8_K: ct_deq16_q8_K(b, il, y); break;
+    case CT_T_IQ4_XS: ct_deq16_iq4_xs(b, il, y); break;
+    default:
+        for (int l = 0; l < 16; l++) y[l] = 0.0f;
+        break;
+    }
+}
+
+__kernel void ct_cpy(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, long ne00, long ne01,
+                     long ne02, ulong nb00, ulong nb01, ulong nb02, ulong nb03, long ne0, long ne1, long ne2,
+                     ulong nb0, ulong nb1, ulong nb2, ulong nb3, int dflat, int dshift, int mode, int stype,
+                     int dtype, long q, uint ts, long nk, long nseg, long seglen, uint salign, uint dalign) {
+    const long gx = get_group_id(0);
+    const long i01 = (gx / nseg) * (long)get_local_size(1) + (long)get_local_id(1);
+    if (i01 >= ne01) return;
+    const long seg = gx % nseg;
+    const ulong i02 = get_group_id(1), i03 = get_group_id(2);
+    const __global uchar *srow = s0 + s0_offs + (ulong)i01 * nb01 + i02 * nb02 + i03 * nb03;
+    __global uchar *dbase = d + d_offs;
+    const ulong n0 = (((ulong)i03 * (ulong)ne02 + i02) * (ulong)ne01 + (ulong)i01) * (ulong)ne00;
+    const long kend = min(nk, (seg + 1) * seglen);
+    const long nth = get_local_size(0);
+    const int sal = salign >= ct_cpy_es(stype), dal = dalign >= ct_cpy_es(dtype);
+    ulong c[4] = {0, 0, 0, 0};
+    long cn = -1; /* the flat element c holds, -1 before the first */
+    for (long k = seg * seglen + (long)get_local_id(0); k < kend; k += nth) {
+        const ulong n = n0 + (ulong)(k * q);
+        /* where dst element n + t lies: flat, in the row of c, or found again by division */
+        __global uchar *dp;
+        if (dflat) {
+            dp = dbase + (n >> dshift) * nb0;
+        } else {
+            if (cn >= 0 && c[0] + (n - (ulong)cn) < (ulong)ne0) {
+                c[0] += n - (ulong)cn;
+            } else {
+                ct_cpy_coords(n, (ulong)ne0, (ulong)ne1, (ulong)ne2, c);
+            }
+            cn = (long)n;
+            dp = dbase + (c[0] >> dshift) * nb0 + c[1] * nb1 + c[2] * nb2 + c[3] * nb3;
+        }
+        if (mode == CT_CPY_RAW) {
+            ct_cpy_bytes(srow + (ulong)k * nb00, dp, ts, min(salign, dalign));
+        } else if (mode == CT_CPY_CONVERT) {
+            ct_cpy_store(dp, ct_cpy_load(srow + (ulong)k * nb00, stype, sal), dtype, dal);
+        } else if (mode == CT_CPY_QUANT) {
+            float x[32];
+            const __global uchar *sp = srow + (ulong)(32 * k) * nb00;
+            for (int t = 0; t < 32; t++) x[t] = ct_cpy_load(sp + (ulong)t * nb00, stype, sal);
+            ct_quantize_block(dtype, x, dp);
+        } else {
+            /* DEQ: q = 16 elements of the block (16 k) / bs, which is nb00 bytes wide */
+            float y[16];
+            const long bs = ts; /* elements per source block, passed in ts for this mode */
+            ct_deq16(stype, srow + (ulong)((16 * k) / bs) * nb00, (int)(((16 * k) % bs) / 16), y);
+            for (int t = 0; t < 16; t++) {
+                __global uchar *p;
+                if (dflat) {
+                    p = dbase + (n + t) * nb0;
+                } else if (c[0] + t < (ulong)ne0) {
+                    p = dp + (ulong)t * nb0;
+                } else {
+                    ulong e[4];
+                    ct_cpy_coords(n + t, (ulong)ne0, (ulong)ne1, (ulong)ne2, e);
+                    p = dbase + e[0] * nb0 + e[1] * nb1 + e[2] * nb2 + e[3] * nb3;
+                }
+                ct_cpy_store(p, y[t], dtype, dal);
+            }
+        }
+    }
+}
+
+/* Same type, both contiguous: n bytes, 16 per work-item where both addresses allow. */
+__kernel void ct_cpy_flat(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, ulong n,
+                          uint align) {
+    const ulong i = get_global_id(0) * 16;
+    if (i >= n) return;
+    const __global uchar *sp = s0 + s0_offs + i;
+    __global uchar *dp = d + d_offs + i;
+    if (i + 16 <= n && align >= 16) {
+        *(__global uint4 *)dp = *(const __global uint4 *)sp;
+    } else {
+        const uint m = (uint)min(n - i, (ulong)16);
+        ct_cpy_bytes(sp, dp, m, m == 16 ? align : 1);
+    }
+}

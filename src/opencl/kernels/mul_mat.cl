@@ -1,0 +1,404 @@
+/* MUL_MAT: dst[r0, r1, i12, i13] = sum_k src0[k, r0, i12/r2, i13/r3] * src1[k, r1, i12, i13].
+ *
+ * Kernels per src0 type t (src1 and dst F32):
+ *   ct_mul_mv_<t>_f32       mat-vec: MV_NR0 src0 rows x MV_NR1 src1 rows per work-group;
+ *                           each work-item walks units of the rows (one block or 32-element
+ *                           sub-block of a quantized type, 8 elements of a float type) with
+ *                           vector loads; needs nb10 == 4;
+ *   ct_mul_mv_<t>_f32_1row  one src0 row x one src1 row, any src1 element stride;
+ *   ct_mul_mm_<t>_f32       64x64 output tiles, 256 work-items of 4x4 outputs, src0
+ *                           dequantized into local memory 32 columns at a time; nb10 == 4;
+ *   ct_mul_mv_<t>_f32_c4    float types, ne00 == 4: one src0 row per work-item.
+ * src0 is dequantized exactly as src/types does (d widened to float, the reference's
+ * order of products); products and sums are float. Blocks are 2-byte aligned, so the
+ * encoder guarantees 2-byte (4 for F32) alignment of src0 rows and 4 of src1/dst. */
+
+/* ---- reductions (also used by norm.cl and sum_rows.cl, which sort after this file) */
+
+/* Sum of v over the work-items of one local row (dim 0) of the work-group, returned
+ * to every work-item of that row; scratch holds get_local_size(0)*get_local_size(1)
+ * floats. Every work-item of the group must call it. */
+float ct_red_sum(float v, __local float *scratch) {
+    const int lx = get_local_id(0), nx = get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE); /* the previous call's readers are done with scratch */
+#if CT_HAS_SUBGROUPS
+    if (get_local_size(1) == 1 && get_local_size(2) == 1) {
+        const float s = sub_group_reduce_add(v);
+        if (get_sub_group_local_id() == 0) scratch[get_sub_group_id()] = s;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int nsg = get_num_sub_groups();
+        float t = 0.0f;
+        for (int i = 0; i < nsg; i++) t += scratch[i];
+        return t;
+    }
+#endif
+    __local float *row = scratch + get_local_id(1) * nx;
+    row[lx] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int n = nx; n > 1;) {
+        const int h = (n + 1) >> 1;
+        if (lx < n - h) row[lx] += row[lx + h];
+        n = h;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return row[0];
+}
+
+/* Sums each of vals[0..nv) over a 1-D work-group; the total of value v is left in
+ * scratch[v * stride] (the return value) for every work-item to read. scratch holds
+ * nv * get_local_size(0) floats. */
+int ct_red_sum_n(const float *vals, const int nv, __local float *scratch) {
+    const int tid = get_local_id(0), wg = get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if CT_HAS_SUBGROUPS
+    {
+        const int nsg = get_num_sub_groups(), sg = get_sub_group_id();
+        for (int v = 0; v < nv; v++) {
+            const float s = sub_group_reduce_add(vals[v]);
+            if (get_sub_group_local_id() == 0) scratch[v * nsg + sg] = s;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int v = tid; v < nv; v += wg) {
+            float t = scratch[v * nsg];
+            for (int i = 1; i < nsg; i++) t += scratch[v * nsg + i];
+            scratch[v * nsg] = t;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        return nsg;
+    }
+#else
+    for (int v = 0; v < nv; v++) scratch[v * wg + tid] = vals[v];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int n = wg; n > 1;) {
+        const int h = (n + 1) >> 1;
+        if (tid < n - h)
+            for (int v = 0; v < nv; v++) scratch[v * wg + tid] += scratch[v * wg + tid + h];
+        n = h;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return wg;
+#endif
+}
+
+/* ---- exact dequantization, 8 elements at a time ---------------------------------- */
+
+#define MM_F32 0
+#define MM_F16 1
+#define MM_BF16 2
+#define MM_Q4_0 3
+#define MM_Q4_1 4
+#define MM_Q5_0 5
+#define MM_Q5_1 6
+#define MM_Q8_0 7
+#define MM_IQ4_NL 8
+#define MM_Q4_K 9
+#define MM_Q5_K 10
+#define MM_Q6_K 11
+
+__constant float mm_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+float mm_h(const __global uchar *p) { return vload_half(0, (const __global half *)p); }
+
+/* The nibbles of 8 bytes: low ones, or high ones when hi. */
+int8 mm_nib8(const __global uchar *p, int hi) {
+    const uchar8 q = vload8(0, p);
+    return convert_int8(hi ? (q >> (uchar8)4) : (q & (uchar8)15));
+}
+
+/* Float rows of n elements: group g (elements 8g..8g+7), zeros past n. */
+float8 mm_deq8_float(const int t, const __global uchar *x, int g, int n) {
+    if (8 * g + 8 <= n) {
+        if (t == MM_F32) return vload8(g, (const __global float *)x);
+        if (t == MM_F16) return vload_half8(g, (const __global half *)x);
+        return as_float8(convert_uint8(vload8(g, (const __global ushort *)x)) << (uint8)16);
+    }
+    float r[8];
+    for (int j = 0; j < 8; j++) {
+        const int i = 8 * g + j;
+        float v = 0.0f;
+        if (i < n) {
+            if (t == MM_F32) v = ((const __global float *)x)[i];
+            else if (t == MM_F16) v = vload_half(i, (const __global half *)x);
+            else v = as_float((uint)((const __global ushort *)x)[i] << 16);
+        }
+        r[j] = v;
+    }
+    return vload8(0, r);
+}
+
+/* Q4_K / Q5_K scale and min j (6 bits each) of the 12 packed bytes at s. */
+void mm_scale_min_k4(int j, const __global uchar *s, int *d, int *m) {
+    if (j < 4) {
+        *d = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *d = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+/* Elements 8g..8g+7 of row x (whose length n matters only for float types). In a
+ * 32-block, group s = g%4 is bytes 8(s&1).. of qs, low nibbles for s < 2. */
+float8 mm_deq8(const int t, const __global uchar *x, int g, int n) {
+    const int s = g & 3;
+    switch (t) {
+    case MM_Q4_0: {
+        const __global uchar *b = x + (g >> 2) * 18;
+        const float d = mm_h(b);
+        return convert_float8(mm_nib8(b + 2 + 8 * (s & 1), s & 2) - 8) * d;
+    }
+    case MM_Q4_1: {
+        const __global uchar *b = x + (g >> 2) * 20;
+        const float d = mm_h(b), m = mm_h(b + 2);
+        return convert_float8(mm_nib8(b + 4 + 8 * (s & 1), s & 2)) * d + m;
+    }
+    case MM_Q5_0: {
+        const __global uchar *b = x + (g >> 2) * 22;
+        const float d = mm_h(b);
+        const ushort2 h2 = vload2(0, (const __global ushort *)(b + 2));
+        const uint qh = (uint)h2.s0 | ((uint)h2.s1 << 16);
+        const int8 hb = convert_int8(((uint8)(qh >> (8 * s)) >> (uint8)(0, 1, 2, 3, 4, 5, 6, 7)) & (uint8)1);
+        return convert_float8((mm_nib8(b + 6 + 8 * (s & 1), s & 2) | (hb << 4)) - 16) * d;
+    }
+    case MM_Q5_1: {
+        const __global uchar *b = x + (g >> 2) * 24;
+        const float d = mm_h(b), m = mm_h(b + 2);
+        const ushort2 h2 = vload2(0, (const __global ushort *)(b + 4));
+        const uint qh = (uint)h2.s0 | ((uint)h2.s1 << 16);
+        const int8 hb = convert_int8(((uint8)(qh >> (8 * s)) >> (uint8)(0, 1, 2, 3, 4, 5, 6, 7)) & (uint8)1);
+        return convert_float8(mm_nib8(b + 8 + 8 * (s & 1), s & 2) | (hb << 4)) * d + m;
+    }
+    case MM_Q8_0: {
+        const __global uchar *b = x + (g >> 2) * 34;
+        const float d = mm_h(b);
+        return convert_float8(as_char8(vload8(0, b + 2 + 8 * s))) * d;
+    }
+    case MM_IQ4_NL: {
+        const __global uchar *b = x + (g >> 2) * 18;
+        const float d = mm_h(b);
+        const int8 q = mm_nib8(b + 2 + 8 * (s & 1), s & 2);
+        return d * (float8)(mm_kvalues_iq4nl[q.s0], mm_kvalues_iq4nl[q.s1], mm_kvalues_iq4nl[q.s2],
+                            mm_kvalues_iq4nl[q.s3], mm_kvalues_iq4nl[q.s4], mm_kvalues_iq4nl[q.s5],
+                            mm_kvalues_iq4nl[q.s6], mm_kvalues_iq4nl[q.s7]);
+    }
+    case MM_Q4_K:
+    case MM_Q5_K: {
+        /* group gi of the block: chunk c of 64, low (hi = 0) or high nibbles, bytes l0.. */
+        const int sz = t == MM_Q4_K ? 144 : 176, qs = t == MM_Q4_K ? 16 : 48;
+        const __global uchar *b = x + (g >> 5) * sz;
+        const int gi = g & 31, c = gi >> 3, hi = (gi >> 2) & 1, l0 = (gi & 3) * 8;
+        const float d = mm_h(b), dmin = mm_h(b + 2);
+        int sc, m;
+        mm_scale_min_k4(2 * c + hi, b + 4, &sc, &m);
+        const float d1 = d * (float)sc, m1 = dmin * (float)m;
+        int8 q = mm_nib8(b + qs + 32 * c + l0, hi);
+        if (t == MM_Q5_K) q += convert_int8((vload8(0, b + 16 + l0) >> (uchar8)(2 * c + hi)) & (uchar8)1) << 4;
+        return d1 * convert_float8(q) - m1;
+    }
+    case MM_Q6_K: {
+        /* half h of 128, quarter k of 32, bytes l0..; scale index l0/16 + 2k */
+        const __global uchar *b = x + (g >> 5) * 210;
+        const int gi = g & 31, h = gi >> 4, k = (gi >> 2) & 3, l0 = (gi & 3) * 8;
+        const float d = mm_h(b + 208);
+        const int sc = as_char(b[192 + 8 * h + (l0 >> 4) + 2 * k]);
+        const int8 lo = mm_nib8(b + 64 * h + 32 * (k & 1) + l0, k & 2);
+        const int8 hq = convert_int8((vload8(0, b + 128 + 32 * h + l0) >> (uchar8)(2 * k)) & (uchar8)3);
+        return d * (float)sc * convert_float8((lo | (hq << 4)) - 32);
+    }
+    default:
+        return mm_deq8_float(t, x, g, n);
+    }
+}
+
+/* src1 elements 8g..8g+7 of a packed row of n floats, zeros past n. */
+float8 mm_ld8(const __global float *y, int g, int n) {
+    if (8 * g + 8 <= n) return vload8(g, y);
+    float r[8];
+    for (int j = 0; j < 8; j++) r[j] = 8 * g + j < n ? y[8 * g + j] : 0.0f;
+    return vload8(0, r);
+}
+
+float mm_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
+
+/* ---- kernels --------------------------------------------------------------------- */
+
+#define MM_ARGS                                                                                         \
+    __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1, __global uchar *dst, \
+        ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11, int ne12, ulong nb10, \
+        ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3, __local float *scratch
+#define MM_PASS                                                                                               \
+    src0, offs0, src1, offs1, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb10, nb11, nb12, nb13, nb1, \
+        nb2, nb3, r2, r3, scratch
+
+#define MV_NR0 4 /* src0 rows per work-group */
+#define MV_NR1 8 /* src1 rows per work-group */
+
+/* Groups of 8 per unit: a quantized block or 32-element sub-block, or one group. */
+#define MM_GPT(t) ((t) <= MM_BF16 ? 1 : 4)
+
+void mm_mv(const int t, MM_ARGS) {
+    const int tid = get_local_id(0), wg = get_local_size(0);
+    const int r0 = get_group_id(0) * MV_NR0, r1 = get_group_id(1) * MV_NR1;
+    const int nr0 = min(MV_NR0, ne01 - r0), nr1 = min(MV_NR1, ne11 - r1);
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    const __global uchar *x = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)r0 * nb01;
+    const __global uchar *y = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13 + (ulong)r1 * nb11;
+    const int gpt = MM_GPT(t);
+    const int nunits = ((ne00 + 7) / 8) / gpt;
+
+    float acc[MV_NR0 * MV_NR1];
+    for (int i = 0; i < MV_NR0 * MV_NR1; i++) acc[i] = 0.0f;
+
+    for (int u = tid; u < nunits; u += wg) {
+#pragma unroll
+        for (int r = 0; r < MV_NR0; r++) {
+            if (r < nr0) {
+                float8 w[4];
+                for (int j = 0; j < gpt; j++) w[j] = mm_deq8(t, x + (ulong)r * nb01, u * gpt + j, ne00);
+#pragma unroll
+                for (int c = 0; c < MV_NR1; c++) {
+                    if (c < nr1) {
+                        const __global float *yc = (const __global float *)(y + (ulong)c * nb11);
+                        float s = 0.0f;
+                        for (int j = 0; j < gpt; j++) s += mm_dot8(w[j], mm_ld8(yc, u * gpt + j, ne00));
+                        acc[r * MV_NR1 + c] += s;
+                    }
+                }
+            }
+        }
+    }
+
+    const int stride = ct_red_sum_n(acc, MV_NR0 * MV_NR1, scratch);
+    for (int v = tid; v < MV_NR0 * MV_NR1; v += wg) {
+        const int r = v / MV_NR1, c = v % MV_NR1;
+        if (r < nr0 && c < nr1) {
+            __global float *d =
+                (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)(r1 + c) * nb1);
+            d[r0 + r] = scratch[v * stride];
+        }
+    }
+}
+
+void mm_mv_1row(const int t, MM_ARGS) {
+    const int tid = get_local_id(0), wg = get_local_size(0);
+    const int r0 = get_group_id(0), r1 = get_group_id(1);
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    const __global uchar *x = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)r0 * nb01;
+    const __global uchar *y = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13 + (ulong)r1 * nb11;
+    const int ngroups = (ne00 + 7) / 8;
+    float s = 0.0f;
+    for (int g = tid; g < ngroups; g += wg) {
+        const float8 w = mm_deq8(t, x, g, ne00);
+        float yv[8];
+        for (int j = 0; j < 8; j++) {
+            const int i = 8 * g + j;
+            yv[j] = i < ne00 ? *(const __global float *)(y + (ulong)i * nb10) : 0.0f;
+        }
+        s += mm_dot8(w, vload8(0, yv));
+    }
+    s = ct_red_sum(s, scratch);
+    if (tid == 0) {
+        __global float *d = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
+        d[r0] = s;
+    }
+}
+
+float4 mm_ld4(const int t, const __global uchar *x) {
+    if (t == MM_F32) return vload4(0, (const __global float *)x);
+    if (t == MM_F16) return vload_half4(0, (const __global half *)x);
+    return as_float4(convert_uint4(vload4(0, (const __global ushort *)x)) << (uint4)16);
+}
+
+/* ne00 == 4: work-item = one src0 row, 4 src1 rows per work-group row. */
+void mm_mv_c4(const int t, MM_ARGS) {
+    const int r0 = get_global_id(0), r1 = get_group_id(1) * 4;
+    if (r0 >= ne01) return;
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    const float4 a = mm_ld4(t, src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)r0 * nb01);
+    const __global uchar *y = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;
+    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
+    for (int c = 0; c < 4 && r1 + c < ne11; c++) {
+        const float4 b = vload4(0, (const __global float *)(y + (ulong)(r1 + c) * nb11));
+        ((__global float *)(d + (ulong)(r1 + c) * nb1))[r0] = dot(a, b);
+    }
+}
+
+#define MM_BM 64 /* src0 rows per tile */
+#define MM_BN 64 /* src1 rows per tile */
+#define MM_BK 32 /* k per step */
+#define MM_LD (MM_BM + 1) /* padded local row, fewer bank conflicts on the transposed stores */
+
+/* 256 work-items; scratch holds 2 * MM_BK * MM_LD floats. Out-of-range rows read the
+ * last valid row (its results are never written); k past ne00 reads zeros. */
+void mm_mm(const int t, MM_ARGS) {
+    const int tid = get_local_id(0);
+    const int r0 = get_group_id(0) * MM_BM, r1 = get_group_id(1) * MM_BN;
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    __local float *as = scratch, *bs = scratch + MM_BK * MM_LD;
+
+    const int lrow = tid >> 2, lg = tid & 3;
+    const int ar = min(r0 + lrow, ne01 - 1), br = min(r1 + lrow, ne11 - 1);
+    const __global uchar *xa = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)ar * nb01;
+    const __global float *yb =
+        (const __global float *)(src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13 + (ulong)br * nb11);
+    const int ngroups = (ne00 + 7) / 8;
+
+    const int tx = tid & 15, ty = tid >> 4;
+    float acc[4][4];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) acc[i][j] = 0.0f;
+
+    for (int k0 = 0; k0 < ne00; k0 += MM_BK) {
+        const int g = k0 / 8 + lg;
+        const float8 a = g < ngroups ? mm_deq8(t, xa, g, ne00) : (float8)0.0f;
+        const float8 b = g < ngroups ? mm_ld8(yb, g, ne00) : (float8)0.0f;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        __local float *ap = as + (lg * 8) * MM_LD + lrow, *bp = bs + (lg * 8) * MM_LD + lrow;
+        ap[0 * MM_LD] = a.s0; ap[1 * MM_LD] = a.s1; ap[2 * MM_LD] = a.s2; ap[3 * MM_LD] = a.s3;
+        ap[4 * MM_LD] = a.s4; ap[5 * MM_LD] = a.s5; ap[6 * MM_LD] = a.s6; ap[7 * MM_LD] = a.s7;
+        bp[0 * MM_LD] = b.s0; bp[1 * MM_LD] = b.s1; bp[2 * MM_LD] = b.s2; bp[3 * MM_LD] = b.s3;
+        bp[4 * MM_LD] = b.s4; bp[5 * MM_LD] = b.s5; bp[6 * MM_LD] = b.s6; bp[7 * MM_LD] = b.s7;
+        barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll 8
+        for (int k = 0; k < MM_BK; k++) {
+            float av[4], bv[4];
+            for (int i = 0; i < 4; i++) av[i] = as[k * MM_LD + tx + 16 * i];
+            for (int j = 0; j < 4; j++) bv[j] = bs[k * MM_LD + ty + 16 * j];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) acc[i][j] += av[i] * bv[j];
+        }
+    }
+
+    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
+    for (int j = 0; j < 4; j++) {
+        const int c = r1 + ty + 16 * j;
+        if (c >= ne11) break;
+        __global float *dr = (__global float *)(d + (ulong)c * nb1);
+        for (int i = 0; i < 4; i++) {
+            const int r = r0 + tx + 16 * i;
+            if (r < ne01) dr[r] = acc[i][j];
+        }
+    }
+}
+
+#define MM_KERNELS(name, T)                                                             \
+    __kernel void ct_mul_mv_##name##_f32(MM_ARGS) { mm_mv(T, MM_PASS); }                \
+    __kernel void ct_mul_mv_##name##_f32_1row(MM_ARGS) { mm_mv_1row(T, MM_PASS); }      \
+    __kernel void ct_mul_mm_##name##_f32(MM_ARGS) { mm_mm(T, MM_PASS); }
+
+MM_KERNELS(f32, MM_F32)
+MM_KERNELS(f16, MM_F16)
+MM_KERNELS(bf16, MM_BF16)
+MM_KERNELS(q4_0, MM_Q4_0)
+MM_KERNELS(q4_1, MM_Q4_1)
+MM_KERNELS(q5_0, MM_Q5_0)
+MM_KERNELS(q5_1, MM_Q5_1)
+MM_KERNELS(q8_0, MM_Q8_0)
+MM_KERNELS(iq4_nl, MM_IQ4_NL)
+MM_KERNELS(q4_K, MM_Q4_K)
+MM_KERNELS(q5_K, MM_Q5_K)
+MM_KERNELS(q6_K, MM_Q6_K)
+
+__kernel void ct_mul_mv_f32_f32_c4(MM_ARGS) { mm_mv_c4(MM_F32, MM_PASS); }
+__kernel void ct_mul_mv_f16_f32_c4(MM_ARGS) { mm_mv_c4(MM_F16, MM_PASS); }
+__kernel void ct_mul_mv_bf16_f32_c4(MM_ARGS) { mm_mv_c4(MM_BF16, MM_PASS); }

@@ -1,0 +1,100 @@
+/* NORM, RMS_NORM, L2_NORM and GROUP_NORM of F32 data with the CPU reference's formulas
+ * (L2: x / max(sqrt(sum x^2), eps); GROUP_NORM per i03, truncated last group, true
+ * group sizes). Sums are float per work-item, then a tree (ct_red_sum, mul_mat.cl).
+ * Elements are nb00 bytes apart (a multiple of 4). */
+
+#define NM_NORM 0
+#define NM_RMS 1
+#define NM_L2 2
+
+#define NM_ARGS                                                                                          \
+    __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, int ne00, int ne01, int ne02, \
+        int nrows, ulong nb00, ulong nb01, ulong nb02, ulong nb03, ulong nb0, ulong nb1, ulong nb2, ulong nb3, \
+        float eps, __local float *scratch
+
+/* Work-group (nx, ny): local row ly normalizes row get_group_id(0)*ny + ly. Rows past
+ * nrows take part in the reductions (barriers) and write nothing. */
+void nm_rows(const int mode, NM_ARGS) {
+    const int lx = get_local_id(0), nx = get_local_size(0);
+    const int row = get_group_id(0) * get_local_size(1) + get_local_id(1);
+    const int rr = min(row, nrows - 1);
+    const int i01 = rr % ne01, i02 = (rr / ne01) % ne02, i03 = rr / (ne01 * ne02);
+    const __global uchar *x = src + offs + (ulong)i01 * nb01 + (ulong)i02 * nb02 + (ulong)i03 * nb03;
+    __global uchar *y = dst + offsd + (ulong)i01 * nb1 + (ulong)i02 * nb2 + (ulong)i03 * nb3;
+#define NM_X(i) (*(const __global float *)(x + (ulong)(i) * nb00))
+
+    float s = 0.0f;
+    for (int i = lx; i < ne00; i += nx) {
+        const float v = NM_X(i);
+        s += mode == NM_NORM ? v : v * v;
+    }
+    s = ct_red_sum(s, scratch);
+
+    float mean = 0.0f, scale;
+    if (mode == NM_NORM) {
+        mean = s / (float)ne00;
+        float s2 = 0.0f;
+        for (int i = lx; i < ne00; i += nx) {
+            const float v = NM_X(i) - mean;
+            s2 += v * v;
+        }
+        s2 = ct_red_sum(s2, scratch);
+        scale = 1.0f / sqrt(s2 / (float)ne00 + eps);
+    } else if (mode == NM_RMS) {
+        scale = 1.0f / sqrt(s / (float)ne00 + eps);
+    } else {
+        scale = 1.0f / fmax(sqrt(s), eps);
+    }
+    if (row >= nrows) return;
+    for (int i = lx; i < ne00; i += nx) *(__global float *)(y + (ulong)i * nb0) = (NM_X(i) - mean) * scale;
+#undef NM_X
+}
+
+__kernel void ct_norm_f32(NM_ARGS) {
+    nm_rows(NM_NORM, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb0, nb1, nb2, nb3, eps,
+            scratch);
+}
+
+__kernel void ct_rms_norm_f32(NM_ARGS) {
+    nm_rows(NM_RMS, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb0, nb1, nb2, nb3, eps,
+            scratch);
+}
+
+__kernel void ct_l2_norm_f32(NM_ARGS) {
+    nm_rows(NM_L2, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb0, nb1, nb2, nb3, eps,
+            scratch);
+}
+
+/* One work-group per (group, i03): channels [g*cpg, min((g+1)*cpg, ne02)), every
+ * element of them, flat index i -> (i00, i01, channel). The encoder dispatches only
+ * non-empty groups. */
+__kernel void ct_group_norm_f32(__global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, int ne00,
+                                int ne01, int ne02, int cpg, ulong nb00, ulong nb01, ulong nb02, ulong nb03,
+                                ulong nb0, ulong nb1, ulong nb2, ulong nb3, float eps, __local float *scratch) {
+    const int lx = get_local_id(0), nx = get_local_size(0);
+    const int c0 = get_group_id(0) * cpg, c1 = min(c0 + cpg, ne02);
+    const int i03 = get_group_id(1);
+    const __global uchar *x = src + offs + (ulong)i03 * nb03 + (ulong)c0 * nb02;
+    __global uchar *y = dst + offsd + (ulong)i03 * nb3 + (ulong)c0 * nb2;
+    const long plane = (long)ne00 * ne01, n = plane * (c1 - c0);
+#define GN_OFF(i, s0, s1, s2) \
+    ((ulong)((i) % ne00) * (s0) + (ulong)(((i) / ne00) % ne01) * (s1) + (ulong)((i) / plane) * (s2))
+#define GN_X(i) (*(const __global float *)(x + GN_OFF(i, nb00, nb01, nb02)))
+
+    float s = 0.0f;
+    for (long i = lx; i < n; i += nx) s += GN_X(i);
+    s = ct_red_sum(s, scratch);
+    const float mean = s / (float)n;
+
+    float s2 = 0.0f;
+    for (long i = lx; i < n; i += nx) {
+        const float v = GN_X(i) - mean;
+        s2 += v * v;
+    }
+    s2 = ct_red_sum(s2, scratch);
+    const float scale = 1.0f / sqrt(s2 / (float)n + eps);
+
+    for (long i = lx; i < n; i += nx) *(__global float *)(y + GN_OFF(i, nb0, nb1, nb2)) = (GN_X(i) - mean) * scale;
+#undef GN_X
+#undef GN_OFF
+}

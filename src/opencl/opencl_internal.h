@@ -1,0 +1,266 @@
+/* The OpenCL backend's internal interface, shared by its infrastructure
+ * (device.c, library.c, buffer.c, backend.c) and the per-family encoders.
+ *
+ * Ownership (engineers work in parallel):
+ *   infrastructure: opencl_internal.h, kernels.def (shared: append your lines),
+ *     device.c, library.c, buffer.c, backend.c, kernels/util.cl
+ *   op kernels and encoders: ops_get_rows.c, ops_set_rows.c, ops_cpy.c,
+ *     ops_mul_mat.c, ops_norm.c, ops_sum_rows.c and kernels/<family>.cl
+ *
+ * Writing an encoder:
+ *   - add the family's kernels to kernels.def (one line each, with its gate);
+ *   - ct_ocl_<family>_supported() must be exact, and must say no when a kernel it
+ *     would use is gated off (ct_ocl_kernel_available); it receives only nodes of
+ *     its family's ops;
+ *   - ct_ocl_encode_<family>() sets the arguments with the helpers below and
+ *     enqueues with ct_ocl_dispatch; it never waits (compute does one wait at the
+ *     end) and reports failures with ct_ocl_fail / the helpers' statuses;
+ *   - index-checking kernels take the error flag pair (ct_ocl_set_arg_error_flag)
+ *     and on a bad index write nothing and call CT_RAISE_ERROR(err, code).
+ *
+ * What every kernel source sees (library.c prepends it; do not redefine):
+ *   #pragma OPENCL FP_CONTRACT OFF
+ *   CT_HAS_SUBGROUPS, CT_HAS_FP16, CT_HAS_FP64, CT_HAS_INT_DOT: 0 or 1, matching
+ *     the device's features (the extension pragmas are already enabled);
+ *   CT_CORRECTLY_ROUNDED_DIV: 1 when the program is built with
+ *     -cl-fp32-correctly-rounded-divide-sqrt. When it is 0, '/' and sqrt() of
+ *     float are NOT correctly rounded (OpenCL allows 2.5 ulp), so quantizers that
+ *     must match the CPU bit for bit have to use a correctly rounded software
+ *     division under #if !CT_CORRECTLY_ROUNDED_DIV;
+ *   CT_RAISE_ERROR(err, code): records code in the flag unless one is already set.
+ * No fast-math options are ever passed. The .cl files under kernels/ are
+ * concatenated in file name order, each after a #line directive naming it, so
+ * helpers shared by several families belong in a file that sorts first
+ * (e.g. kernels/common.cl). A kernel takes a tensor as two arguments,
+ * (__global char *base, ulong offs): see ct_ocl_set_arg_tensor.
+ */
+#ifndef CT_OPENCL_INTERNAL_H
+#define CT_OPENCL_INTERNAL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+/* clCreateCommandQueue: the one queue constructor every platform (1.2 included) has. */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#ifdef __APPLE__
+#include <OpenCL/opencl.h>
+#else
+#include <CL/cl.h>
+#endif
+
+#include "core/internal.h"
+#include "ctensor-backend-impl.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- kernel table ---------------------------------------------------------- */
+
+/* Device features a kernel may need (the gate in kernels.def). */
+enum {
+    CT_OCL_FEAT_SUBGROUPS = 1u << 0, /* cl_khr_subgroups (or OpenCL C 3.0 __opencl_c_subgroups) */
+    CT_OCL_FEAT_FP16 = 1u << 1,      /* cl_khr_fp16 half arithmetic (vload_half/vstore_half need nothing) */
+    CT_OCL_FEAT_FP64 = 1u << 2,      /* cl_khr_fp64 */
+    CT_OCL_FEAT_INT_DOT = 1u << 3,   /* cl_khr_integer_dot_product */
+};
+
+typedef enum ct_ocl_kernel_id {
+#define CT_OCL_KERNEL(id, name, gate) CT_OCL_K_##id,
+#include "kernels.def"
+#undef CT_OCL_KERNEL
+    CT_OCL_K_COUNT
+} ct_ocl_kernel_id;
+
+typedef struct ct_ocl_kernel_info {
+    const char *name; /* the __kernel function */
+    unsigned gate;    /* CT_OCL_FEAT_* bits the device must have */
+} ct_ocl_kernel_info;
+
+extern const ct_ocl_kernel_info ct_ocl_kernel_table[CT_OCL_K_COUNT];
+
+/* The .cl sources, concatenated at build time (generated file). */
+extern const char ct_ocl_kernels_source[];
+extern const size_t ct_ocl_kernels_source_len;
+
+/* ---- device context (one per OpenCL device) -------------------------------- */
+
+typedef enum ct_ocl_program_origin {
+    CT_OCL_PROGRAM_NONE = 0,
+    CT_OCL_PROGRAM_SOURCE, /* compiled from the embedded source */
+    CT_OCL_PROGRAM_CACHE,  /* loaded from the on-disk binary cache */
+} ct_ocl_program_origin;
+
+typedef struct ct_ocl_device {
+    ct_device dev;              /* the public device; dev.context points here */
+    ct_buffer_type buft;        /* "OpenCL<n>": device memory */
+    ct_buffer_type buft_mapped; /* "OpenCL<n>_Mapped": caller memory (buffer_from_host_ptr) */
+
+    int index; /* the n of "OpenCL<n>", counted over every platform */
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_context context;
+    cl_command_queue queue; /* set/get/memset/clear; OpenCL API calls are thread-safe */
+
+    /* Guards refcount, the program, kernel_wg_size and the test hook. */
+    pthread_mutex_t lock;
+    int refcount; /* the registration, every backend and every buffer hold one */
+
+    /* Capabilities, read once at acquire. */
+    ct_device_type type;
+    unsigned features; /* CT_OCL_FEAT_* */
+    bool has_subgroups, has_fp16, has_fp64, has_int_dot;
+    bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
+    int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
+    size_t max_work_group_size;
+    size_t max_work_item_sizes[3];
+    size_t max_size;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE, lowered by env CT_OPENCL_MAX_SIZE */
+    size_t global_mem; /* CL_DEVICE_GLOBAL_MEM_SIZE */
+    size_t alignment;  /* buffer type alignment: CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes, at least 128 */
+    char name[16];     /* "OpenCL0" */
+    char mapped_name[32];
+    char description[288]; /* "<platform name>: <device name>" */
+    char device_name[128];
+    char platform_name[128];
+    char driver_version[64];
+
+    atomic_size_t allocated; /* bytes of device buffers this process holds */
+
+    /* Built lazily, once, under lock. */
+    cl_program program;
+    ct_ocl_program_origin program_origin;
+    int program_builds;                     /* successful loads (source or cache), for tests */
+    size_t kernel_wg_size[CT_OCL_K_COUNT];  /* CL_KERNEL_WORK_GROUP_SIZE; 0 until queried */
+    char *test_build_options;               /* test hook: appended to the build options */
+} ct_ocl_device;
+
+static inline ct_ocl_device *ct_ocl_device_of(const ct_device *dev) { return (ct_ocl_device *)dev->context; }
+
+/* True when the device has every feature the kernel's gate names. */
+static inline bool ct_ocl_kernel_available(const ct_ocl_device *dev, ct_ocl_kernel_id id) {
+    return (unsigned)id < CT_OCL_K_COUNT && (ct_ocl_kernel_table[id].gate & ~dev->features) == 0;
+}
+
+/* device.c: every device of every platform, each acquired (refcount 1). Returns
+ * the number found (0 without a platform); *out is a ct_malloc'd array. */
+size_t ct_ocl_devices_enumerate(ct_ocl_device ***out);
+void ct_ocl_device_retain(ct_ocl_device *dev);
+/* Drops one reference; the last frees the program, queue, context and struct. */
+void ct_ocl_device_release(ct_ocl_device *dev);
+
+/* library.c: builds dev->program if it is NULL (from the disk cache when a valid
+ * entry exists). The caller holds dev->lock. fn names the public function for
+ * messages. A build error is CT_DEVICE_ERROR with the compiler's log. */
+ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn);
+/* Test hooks: drop the program so the next backend rebuilds it (existing
+ * backends keep theirs); add build options (NULL clears). */
+void ct_ocl_device_reset_program(ct_ocl_device *dev);
+ct_status ct_ocl_device_set_test_build_options(ct_ocl_device *dev, const char *options);
+/* The directory the program cache uses now, or false when none is configured. */
+bool ct_ocl_cache_dir(char *out, size_t n);
+
+/* ---- buffers --------------------------------------------------------------- */
+
+/* One cl_mem covering [data, data + size) of the buffer's address range. */
+typedef struct ct_ocl_view {
+    char *data;
+    size_t size;
+    cl_mem mem;
+} ct_ocl_view;
+
+typedef struct ct_ocl_buffer {
+    ct_ocl_device *dev;
+    bool mapped; /* host memory wrapped in overlapping views; else one device allocation */
+    bool owned;  /* the host memory of a mapped buffer is ours to free */
+    char *base;  /* a device buffer's placeholder address (never dereferenced), or the caller's pointer */
+    size_t size;
+    size_t n_views;
+    ct_ocl_view *views;
+} ct_ocl_buffer;
+
+/* buffer.c: fills dev->buft and dev->buft_mapped. */
+void ct_ocl_buffer_types_init(ct_ocl_device *dev);
+bool ct_ocl_is_own_buft(const ct_ocl_device *dev, const ct_buffer_type *buft);
+ct_status ct_ocl_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size, size_t max_tensor_size,
+                                      ct_buffer **buffer);
+/* The first view wholly containing [data, data + nbytes), or NULL (SPEC §5.6 step 5). */
+const ct_ocl_view *ct_ocl_buffer_find_view(const ct_ocl_buffer *buf, const void *data, size_t nbytes);
+
+/* ---- backend instance ------------------------------------------------------ */
+
+typedef struct ct_ocl_backend ct_ocl_backend;
+typedef ct_status (*ct_ocl_encode_fn)(ct_ocl_backend *be, ct_tensor *node);
+
+struct ct_ocl_backend {
+    ct_backend base; /* base.context points here */
+    ct_ocl_device *dev;
+    cl_command_queue queue;            /* in-order */
+    cl_kernel kernels[CT_OCL_K_COUNT]; /* NULL when gated off; setting args is per instance */
+    /* One cl_int: 0, or the code of the first node whose kernel saw a bad index. */
+    cl_mem error_flag;
+    ct_abort_callback abort_callback;
+    void *abort_data;
+    /* The node being encoded: its graph index and a message prefix,
+     * "ct_backend_graph_compute: node 'name' (OP)". */
+    int node_index;
+    char where[CT_MAX_NAME + 64];
+    ct_ocl_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
+};
+
+/* ---- encoder helpers (the node being encoded is be->node_index) ---------- */
+
+/* Records status with the message "<be->where>: <fmt...>". */
+ct_status ct_ocl_fail(const ct_ocl_backend *be, ct_status status, const char *fmt, ...) CT_PRINTF(3, 4);
+/* CT_DEVICE_ERROR "<be->where>: <call> failed: CL_OUT_OF_RESOURCES (-5)". */
+ct_status ct_ocl_fail_cl(const ct_ocl_backend *be, const char *call, cl_int err);
+/* "CL_INVALID_VALUE", ...; "CL_UNKNOWN_ERROR" otherwise. */
+const char *ct_ocl_error_name(cl_int err);
+
+/* The view holding t's bytes and t's offset in it; role ("src0", "dst") names
+ * it in the error (a tensor straddling views of a mapped buffer). */
+ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const char *role, cl_mem *mem,
+                            cl_ulong *offset);
+
+/* clSetKernelArg with a checked status. */
+ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);
+#define CT_OCL_SET_ARG(be, id, index, var) ct_ocl_set_arg((be), (id), (index), sizeof(var), &(var))
+/* __local memory of bytes. */
+ct_status ct_ocl_set_arg_local(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t bytes);
+/* Two arguments: index = the tensor's cl_mem (__global T *), index + 1 = its
+ * byte offset (ulong). */
+ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, const ct_tensor *t,
+                                const char *role);
+/* Two arguments: index = the error flag (__global int *), index + 1 = this
+ * node's code (int), which the kernel passes to CT_RAISE_ERROR. */
+ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index);
+
+/* CL_KERNEL_WORK_GROUP_SIZE of that kernel on this device (queried once, cached). */
+size_t ct_ocl_kernel_max_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id);
+/* min(want, the kernel's max, the device's dim-0 max), at least 1. */
+size_t ct_ocl_clamp_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id, size_t want);
+
+/* Metal's dispatchThreadgroups: groups[d] work-groups of local[d] items in 3
+ * dims (global = groups * local). Nothing is enqueued when a group count is 0.
+ * A local size above the kernel's or device's limit is CT_INVALID_ARGUMENT. */
+ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t groups[3], const size_t local[3]);
+
+/* ---- op families (kernel engineer's files) -------------------------------- */
+
+bool ct_ocl_get_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node);
+bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node);
+/* CPY, DUP, CONT */
+bool ct_ocl_cpy_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node);
+bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node);
+/* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
+bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_norm(ct_ocl_backend *be, ct_tensor *node);
+/* SUM_ROWS, MEAN */
+bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_sum_rows(ct_ocl_backend *be, ct_tensor *node);
+
+#endif

@@ -1,0 +1,129 @@
+/* CPY, DUP, CONT on OpenCL: the source's elements in logical row-major order, written
+ * in the destination's logical row-major order, converting types on the way (the
+ * CPU's quantizers and dequantizers, bit for bit, from common.cl). */
+#include "ops_rows.h"
+
+/* cpy.cl's unit kinds */
+enum { MODE_RAW = 0, MODE_CONVERT = 1, MODE_QUANT = 2, MODE_DEQ = 3 };
+
+static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
+
+/* The CPU backend's set (ct_cpu_cpy_supported). */
+bool ct_ocl_cpy_supported(const ct_ocl_device *dev, const ct_tensor *op) {
+    if (!op || (op->op != CT_OP_CPY && op->op != CT_OP_DUP && op->op != CT_OP_CONT)) return false;
+    if (!ct_ocl_kernel_available(dev, CT_OCL_K_CPY) || !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_FLAT)) return false;
+    const ct_tensor *src = op->src[0];
+    if (!src || !ct_type_is_valid(src->type) || !ct_type_is_valid(op->type)) return false;
+    if (ct_nelements(src) != ct_nelements(op)) return false;
+    const ct_type st = src->type, dt = op->type;
+    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
+    if (src->ne[0] % bs != 0 || op->ne[0] % bd != 0) return false;
+    if (st == dt) return true;
+    if (is_float(st) && is_float(dt)) return true;
+    if (is_float(st) && ct_type_can_quantize(dt)) return src->ne[0] % bd == 0;
+    if (ct_type_can_dequantize(st) && is_float(dt)) return true;
+    return false;
+}
+
+static int log2_of(int64_t v) {
+    int s = 0;
+    while (((int64_t)1 << s) < v) s++;
+    return s;
+}
+
+static ct_status encode_flat(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *dst, size_t bytes) {
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status st;
+    if ((st = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return st;
+    if ((st = ct_ocl_tensor_mem(be, dst, "dst", &mem, &d_offs)) != CT_OK) return st;
+    const size_t zero[4] = {0, 0, 0, 0};
+    args g = {be, CT_OCL_K_CPY_FLAT, 0, CT_OK};
+    arg_tensor(&g, src, "src0");
+    arg_tensor(&g, dst, "dst");
+    arg_u64(&g, bytes);
+    arg_u32(&g, ct_ocl_alignment(s_offs | d_offs, zero, 16));
+    if (g.st != CT_OK) return g.st;
+    const size_t wg = ct_ocl_clamp_wg(be, g.kid, 256);
+    const size_t chunks = bytes / 16 + (bytes % 16 != 0);
+    const size_t local[3] = {wg, 1, 1};
+    const size_t groups[3] = {(chunks + wg - 1) / wg, 1, 1};
+    return ct_ocl_dispatch(be, g.kid, groups, local);
+}
+
+ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
+    const ct_tensor *src = node->src[0];
+    const int64_t n_el = ct_nelements(node);
+    if (n_el == 0) return CT_OK;
+    const ct_type st = src->type, dt = node->type;
+    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
+    const bool dflat = ct_is_contiguous(node);
+    if (st == dt && dflat && ct_is_contiguous(src))
+        return encode_flat(be, src, node, (size_t)(n_el / bs) * ct_type_size(st));
+
+    int mode;
+    int64_t q;
+    unsigned ts = 0;
+    if (st == dt) {
+        mode = MODE_RAW;
+        q = bs;
+        ts = (unsigned)ct_type_size(st);
+    } else if (is_float(st) && is_float(dt)) {
+        mode = MODE_CONVERT;
+        q = 1;
+    } else if (is_float(st)) {
+        mode = MODE_QUANT;
+        q = bd;
+    } else {
+        mode = MODE_DEQ;
+        q = 16;
+        ts = (unsigned)bs; /* DEQ reads the source's block size from ts */
+    }
+
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status status;
+    if ((status = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return status;
+    if ((status = ct_ocl_tensor_mem(be, node, "dst", &mem, &d_offs)) != CT_OK) return status;
+
+    const int64_t nk = src->ne[0] / q;
+    args g = {be, CT_OCL_K_CPY, 0, CT_OK};
+    size_t nth, nrptg;
+    ct_ocl_rows_wg((size_t)nk, ct_ocl_clamp_wg(be, g.kid, 1024), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+    /* Long rows are split into segments of a few units per thread, so that one row
+     * still fills many work-groups. */
+    int64_t seglen = nk, nseg = 1;
+    if (nk > (int64_t)(8 * nth)) {
+        seglen = (int64_t)(4 * nth);
+        nseg = (nk + seglen - 1) / seglen;
+    }
+
+    arg_tensor(&g, src, "src0");
+    arg_tensor(&g, node, "dst");
+    arg_i64(&g, src->ne[0]);
+    arg_i64(&g, src->ne[1]);
+    arg_i64(&g, src->ne[2]);
+    for (int k = 0; k < 4; k++) arg_u64(&g, src->nb[k]);
+    arg_i64(&g, dflat ? n_el : node->ne[0]);
+    arg_i64(&g, dflat ? 1 : node->ne[1]);
+    arg_i64(&g, dflat ? 1 : node->ne[2]);
+    for (int k = 0; k < 4; k++) arg_u64(&g, node->nb[k]);
+    arg_i32(&g, dflat);
+    arg_i32(&g, log2_of(bd));
+    arg_i32(&g, mode);
+    arg_i32(&g, (int)st);
+    arg_i32(&g, (int)dt);
+    arg_i64(&g, q);
+    arg_u32(&g, ts);
+    arg_i64(&g, nk);
+    arg_i64(&g, nseg);
+    arg_i64(&g, seglen);
+    arg_u32(&g, ct_ocl_alignment(s_offs, src->nb, 8));
+    arg_u32(&g, ct_ocl_alignment(d_offs, node->nb, 8));
+    if (g.st != CT_OK) return g.st;
+
+    const size_t local[3] = {nth, nrptg, 1};
+    const size_t groups[3] = {(((size_t)src->ne[1] + nrptg - 1) / nrptg) * (size_t)nseg, (size_t)src->ne[2],
+                              (size_t)src->ne[3]};
+    return ct_ocl_dispatch(be, g.kid, groups, local);
+}

@@ -1,0 +1,99 @@
+/* GET_ROWS on OpenCL: dst[:, i10, i11, i12] = dequant(src0[:, src1[i10, i11, i12], i11, i12]).
+ * ct_check_indices runs first and raises the error flag on a bad index; the row
+ * kernel then writes nothing. */
+#include "ops_rows.h"
+
+static ct_ocl_kernel_id kernel_for(ct_type t) {
+    switch (t) {
+    case CT_TYPE_F32:
+    case CT_TYPE_I32: return CT_OCL_K_GET_ROWS_X32;
+    case CT_TYPE_F16: return CT_OCL_K_GET_ROWS_F16;
+    case CT_TYPE_BF16: return CT_OCL_K_GET_ROWS_BF16;
+    case CT_TYPE_Q4_0: return CT_OCL_K_GET_ROWS_Q4_0;
+    case CT_TYPE_Q4_1: return CT_OCL_K_GET_ROWS_Q4_1;
+    case CT_TYPE_Q5_0: return CT_OCL_K_GET_ROWS_Q5_0;
+    case CT_TYPE_Q5_1: return CT_OCL_K_GET_ROWS_Q5_1;
+    case CT_TYPE_Q8_0: return CT_OCL_K_GET_ROWS_Q8_0;
+    case CT_TYPE_IQ4_NL: return CT_OCL_K_GET_ROWS_IQ4_NL;
+    case CT_TYPE_Q2_K: return CT_OCL_K_GET_ROWS_Q2_K;
+    case CT_TYPE_Q3_K: return CT_OCL_K_GET_ROWS_Q3_K;
+    case CT_TYPE_Q4_K: return CT_OCL_K_GET_ROWS_Q4_K;
+    case CT_TYPE_Q5_K: return CT_OCL_K_GET_ROWS_Q5_K;
+    case CT_TYPE_Q6_K: return CT_OCL_K_GET_ROWS_Q6_K;
+    case CT_TYPE_Q8_K: return CT_OCL_K_GET_ROWS_Q8_K;
+    case CT_TYPE_IQ4_XS: return CT_OCL_K_GET_ROWS_IQ4_XS;
+    default: return CT_OCL_K_COUNT;
+    }
+}
+
+/* The CPU backend's set (ct_cpu_get_rows_supported), where the kernel exists. */
+bool ct_ocl_get_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
+    if (!op || op->op != CT_OP_GET_ROWS) return false;
+    const ct_tensor *a = op->src[0], *b = op->src[1];
+    if (!a || !b || b->type != CT_TYPE_I32) return false;
+    const bool float_rows = ct_type_can_dequantize(a->type) && op->type == CT_TYPE_F32;
+    const bool int_rows = a->type == CT_TYPE_I32 && op->type == CT_TYPE_I32;
+    if (!float_rows && !int_rows) return false;
+    const ct_ocl_kernel_id kid = kernel_for(a->type);
+    if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(dev, kid) ||
+        !ct_ocl_kernel_available(dev, CT_OCL_K_CHECK_INDICES))
+        return false;
+    if (op->ne[0] != a->ne[0] || op->ne[1] != b->ne[0] || op->ne[2] != b->ne[1] || op->ne[3] != b->ne[2])
+        return false;
+    if (ct_is_empty(op)) return true;
+    if (b->ne[3] != 1 || a->ne[2] != b->ne[1] || a->ne[3] < b->ne[2]) return false;
+    const int64_t blck = ct_type_block_size(a->type);
+    return blck == 1 || (a->ne[0] % blck == 0 && ct_is_contiguous_rows(a));
+}
+
+ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, int64_t limit) {
+    if (ct_is_empty(idx)) return CT_OK;
+    args a = {be, CT_OCL_K_CHECK_INDICES, 0, CT_OK};
+    arg_tensor(&a, idx, "indices");
+    arg_i64(&a, idx->ne[0]);
+    arg_u64(&a, idx->nb[0]);
+    arg_u64(&a, idx->nb[1]);
+    arg_u64(&a, idx->nb[2]);
+    arg_i32(&a, idx->type == CT_TYPE_I64);
+    arg_i64(&a, limit);
+    arg_flag(&a);
+    if (a.st != CT_OK) return a.st;
+    const size_t wg = ct_ocl_clamp_wg(be, a.kid, 256);
+    const size_t local[3] = {wg, 1, 1};
+    const size_t groups[3] = {((size_t)idx->ne[0] + wg - 1) / wg, (size_t)idx->ne[1], (size_t)idx->ne[2]};
+    return ct_ocl_dispatch(be, a.kid, groups, local);
+}
+
+ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node) {
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    if (ct_is_empty(node)) return CT_OK;
+    ct_status st = ct_ocl_encode_check_indices(be, b, a->ne[1]);
+    if (st != CT_OK) return st;
+
+    cl_mem mem;
+    cl_ulong a_offs, d_offs;
+    if ((st = ct_ocl_tensor_mem(be, a, "src0", &mem, &a_offs)) != CT_OK) return st;
+    if ((st = ct_ocl_tensor_mem(be, node, "dst", &mem, &d_offs)) != CT_OK) return st;
+
+    args g = {be, kernel_for(a->type), 0, CT_OK};
+    arg_tensor(&g, a, "src0");
+    arg_tensor(&g, b, "src1");
+    arg_tensor(&g, node, "dst");
+    arg_i64(&g, a->ne[0]);
+    arg_i64(&g, a->ne[1]);
+    arg_i64(&g, b->ne[0]);
+    for (int k = 0; k < 4; k++) arg_u64(&g, a->nb[k]);
+    for (int k = 0; k < 3; k++) arg_u64(&g, b->nb[k]);
+    for (int k = 0; k < 4; k++) arg_u64(&g, node->nb[k]);
+    arg_i32(&g, ct_ocl_alignment(a_offs, a->nb, 4) >= 4);
+    arg_i32(&g, ct_ocl_alignment(d_offs, node->nb, 4) >= 4);
+    arg_flag(&g);
+    if (g.st != CT_OK) return g.st;
+
+    size_t nth, nrptg;
+    ct_ocl_rows_wg((size_t)a->ne[0], ct_ocl_clamp_wg(be, g.kid, 1024), be->dev->max_work_item_sizes[1], &nth,
+                   &nrptg);
+    const size_t local[3] = {nth, nrptg, 1};
+    const size_t groups[3] = {((size_t)b->ne[0] + nrptg - 1) / nrptg, (size_t)b->ne[1], (size_t)b->ne[2]};
+    return ct_ocl_dispatch(be, g.kid, groups, local);
+}

@@ -1,0 +1,154 @@
+/* MUL_MAT on OpenCL (kernels/mul_mat.cl). Kernel choice, in order:
+ *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
+ *   float src0 with ne00 == 4                  -> c4
+ *   ne11 >= MM_MIN_NE11 and the tiled kernel
+ *     can run 256 work-items                   -> mm (64x64 tiles)
+ *   otherwise                                  -> mv (4 src0 rows x 8 src1 rows per group)
+ * The supported set is the CPU backend's, less what the kernels' int indices and
+ * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). */
+#include "opencl_internal.h"
+
+#include <limits.h>
+
+enum {
+    MV_NR0 = 4, /* as kernels/mul_mat.cl */
+    MV_NR1 = 8,
+    MM_TILE = 64,
+    MM_WG = 256,
+    MM_LOCAL_FLOATS = 2 * 32 * 65,
+    MM_MIN_NE11 = 16, /* from here on each weight read serves enough src1 rows for the tiles to pay */
+    /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
+    MV_WG = 64,
+    ROW_WG = 64,
+    C4_WG = 64,
+};
+
+typedef struct mm_kernels {
+    ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
+} mm_kernels;
+
+static bool kernels_for(ct_type t, mm_kernels *k) {
+#define MM_CASE(T, ID, C4)                                                                                          \
+    case CT_TYPE_##T:                                                                                             \
+        *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4}; \
+        return true;
+    switch (t) {
+        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4)
+        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4)
+        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4)
+        MM_CASE(Q4_0, Q4_0, CT_OCL_K_COUNT)
+        MM_CASE(Q4_1, Q4_1, CT_OCL_K_COUNT)
+        MM_CASE(Q5_0, Q5_0, CT_OCL_K_COUNT)
+        MM_CASE(Q5_1, Q5_1, CT_OCL_K_COUNT)
+        MM_CASE(Q8_0, Q8_0, CT_OCL_K_COUNT)
+        MM_CASE(IQ4_NL, IQ4_NL, CT_OCL_K_COUNT)
+        MM_CASE(Q4_K, Q4_K, CT_OCL_K_COUNT)
+        MM_CASE(Q5_K, Q5_K, CT_OCL_K_COUNT)
+        MM_CASE(Q6_K, Q6_K, CT_OCL_K_COUNT)
+    default: return false;
+    }
+#undef MM_CASE
+}
+
+/* The tensor's bytes start at a multiple of a within its buffer (allocations are
+ * aligned far more; a view adds its offset). */
+static bool start_aligned(const ct_tensor *t, size_t a) { return !t->view_src || t->view_offs % a == 0; }
+
+static bool strides_aligned(const ct_tensor *t, int from, size_t a) {
+    for (int i = from; i < CT_MAX_DIMS; i++)
+        if (t->nb[i] % a != 0) return false;
+    return start_aligned(t, a);
+}
+
+bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
+    if (!dev || !op || op->op != CT_OP_MUL_MAT || op->type != CT_TYPE_F32) return false;
+    const ct_tensor *a = op->src[0], *b = op->src[1];
+    mm_kernels k;
+    if (!a || !b || b->type != CT_TYPE_F32 || !kernels_for(a->type, &k)) return false;
+    if (!ct_ocl_kernel_available(dev, k.mv) || !ct_ocl_kernel_available(dev, k.row) ||
+        !ct_ocl_kernel_available(dev, k.mm) || (k.c4 != CT_OCL_K_COUNT && !ct_ocl_kernel_available(dev, k.c4)))
+        return false;
+    for (int i = 0; i < CT_MAX_DIMS; i++)
+        if (a->ne[i] < 0 || a->ne[i] > INT_MAX || b->ne[i] < 0 || b->ne[i] > INT_MAX) return false;
+    int64_t nb12;
+    if (!ct_mul_i64(b->ne[2], b->ne[3], &nb12) || nb12 > INT_MAX) return false;
+    const int64_t blck = ct_type_block_size(a->type);
+    if (a->ne[0] != b->ne[0] || blck <= 0 || a->ne[0] % blck != 0) return false;
+    if (a->nb[0] != ct_type_size(a->type)) return false; /* src0 rows packed */
+    for (int i = 2; i < 4; i++)
+        if (a->ne[i] == 0 ? b->ne[i] != 0 : b->ne[i] % a->ne[i] != 0) return false;
+    if (op->ne[0] != a->ne[1] || op->ne[1] != b->ne[1] || op->ne[2] != b->ne[2] || op->ne[3] != b->ne[3])
+        return false;
+    /* loads: src0 by blocks (2-byte fields; F32 by 4), src1 and dst by float */
+    return op->nb[0] == sizeof(float) && strides_aligned(op, 1, 4) && strides_aligned(b, 0, 4) &&
+           strides_aligned(a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
+}
+
+ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    mm_kernels k;
+    if (!ct_ocl_mul_mat_supported(be->dev, node) || !kernels_for(a->type, &k)) {
+        return ct_ocl_fail(be, CT_UNSUPPORTED, "MUL_MAT of src0 %s, src1 %s into dst %s is not supported",
+                           a ? ct_type_name(a->type) : "none", b ? ct_type_name(b->type) : "none",
+                           ct_type_name(node->type));
+    }
+    if (ct_is_empty(node)) return CT_OK;
+
+    const cl_int ne00 = (cl_int)a->ne[0], ne01 = (cl_int)a->ne[1];
+    const cl_int ne11 = (cl_int)b->ne[1], ne12 = (cl_int)b->ne[2];
+    const cl_int r2 = (cl_int)(b->ne[2] / a->ne[2]), r3 = (cl_int)(b->ne[3] / a->ne[3]);
+    const size_t nbatch = (size_t)b->ne[2] * (size_t)b->ne[3];
+    const bool is_float = a->type == CT_TYPE_F32 || a->type == CT_TYPE_F16 || a->type == CT_TYPE_BF16;
+
+    ct_ocl_kernel_id id;
+    size_t groups[3], local[3] = {1, 1, 1}, scratch;
+    if (b->nb[0] != sizeof(float)) {
+        id = k.row;
+        local[0] = ct_ocl_clamp_wg(be, id, ROW_WG);
+        groups[0] = (size_t)ne01, groups[1] = (size_t)ne11, groups[2] = nbatch;
+        scratch = local[0] * sizeof(float);
+    } else if (is_float && ne00 == 4) {
+        id = k.c4;
+        local[0] = ct_ocl_clamp_wg(be, id, C4_WG);
+        groups[0] = ((size_t)ne01 + local[0] - 1) / local[0], groups[1] = ((size_t)ne11 + 3) / 4, groups[2] = nbatch;
+        scratch = sizeof(float);
+    } else if (ne11 >= MM_MIN_NE11 && ct_ocl_clamp_wg(be, k.mm, MM_WG) == MM_WG) {
+        id = k.mm;
+        local[0] = MM_WG;
+        groups[0] = ((size_t)ne01 + MM_TILE - 1) / MM_TILE, groups[1] = ((size_t)ne11 + MM_TILE - 1) / MM_TILE;
+        groups[2] = nbatch;
+        scratch = MM_LOCAL_FLOATS * sizeof(float);
+    } else {
+        id = k.mv;
+        local[0] = ct_ocl_clamp_wg(be, id, MV_WG);
+        groups[0] = ((size_t)ne01 + MV_NR0 - 1) / MV_NR0, groups[1] = ((size_t)ne11 + MV_NR1 - 1) / MV_NR1;
+        groups[2] = nbatch;
+        scratch = (size_t)MV_NR0 * MV_NR1 * local[0] * sizeof(float);
+    }
+
+    const cl_ulong nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];
+    const cl_ulong nb10 = b->nb[0], nb11 = b->nb[1], nb12 = b->nb[2], nb13 = b->nb[3];
+    const cl_ulong nb1 = node->nb[1], nb2 = node->nb[2], nb3 = node->nb[3];
+    ct_status st = ct_ocl_set_arg_tensor(be, id, 0, a, "src0");
+    if (st == CT_OK) st = ct_ocl_set_arg_tensor(be, id, 2, b, "src1");
+    if (st == CT_OK) st = ct_ocl_set_arg_tensor(be, id, 4, node, "dst");
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 6, ne00);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 7, ne01);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 8, nb01);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 9, nb02);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 10, nb03);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 11, ne11);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 12, ne12);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 13, nb10);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 14, nb11);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 15, nb12);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 16, nb13);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 17, nb1);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 18, nb2);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 19, nb3);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 20, r2);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 21, r3);
+    if (st == CT_OK) st = ct_ocl_set_arg_local(be, id, 22, scratch);
+    if (st == CT_OK) st = ct_ocl_dispatch(be, id, groups, local);
+    return st;
+}

@@ -1,0 +1,82 @@
+/* SET_ROWS on OpenCL: dst[:, src1[i, i02 % ne11, i03 % ne12], i02, i03] = convert(src0[:, i, i02, i03]),
+ * quantizing with common.cl's copies of the CPU quantizers (the same bytes). The
+ * index check runs first; the row kernel writes nothing once it has raised the flag.
+ * Duplicate indices in one batch leave the row of any one of their sources (the CPU
+ * keeps the last), as SPEC §4.2 leaves it undefined. */
+#include "ops_rows.h"
+
+static ct_ocl_kernel_id kernel_for(ct_type t) {
+    switch (t) {
+    case CT_TYPE_F32: return CT_OCL_K_SET_ROWS_F32;
+    case CT_TYPE_F16: return CT_OCL_K_SET_ROWS_F16;
+    case CT_TYPE_BF16: return CT_OCL_K_SET_ROWS_BF16;
+    case CT_TYPE_Q8_0: return CT_OCL_K_SET_ROWS_Q8_0;
+    case CT_TYPE_Q4_0: return CT_OCL_K_SET_ROWS_Q4_0;
+    case CT_TYPE_Q4_1: return CT_OCL_K_SET_ROWS_Q4_1;
+    case CT_TYPE_Q5_0: return CT_OCL_K_SET_ROWS_Q5_0;
+    case CT_TYPE_Q5_1: return CT_OCL_K_SET_ROWS_Q5_1;
+    case CT_TYPE_IQ4_NL: return CT_OCL_K_SET_ROWS_IQ4_NL;
+    default: return CT_OCL_K_COUNT;
+    }
+}
+
+/* The CPU backend's set (ct_cpu_set_rows_supported). */
+bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
+    if (!op || op->op != CT_OP_SET_ROWS) return false;
+    const ct_tensor *b = op->src[0], *c = op->src[1];
+    if (!b || !c) return false;
+    const ct_ocl_kernel_id kid = kernel_for(op->type);
+    if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(dev, kid) ||
+        !ct_ocl_kernel_available(dev, CT_OCL_K_CHECK_INDICES))
+        return false;
+    if (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16) return false;
+    if (c->type != CT_TYPE_I64 && c->type != CT_TYPE_I32) return false;
+    if (b->ne[0] != op->ne[0] || b->ne[2] != op->ne[2] || b->ne[3] != op->ne[3] || c->ne[0] != b->ne[1] ||
+        c->ne[3] != 1)
+        return false;
+    if (ct_is_empty(b)) return true;
+    if (c->ne[1] <= 0 || c->ne[2] <= 0 || b->ne[2] % c->ne[1] != 0 || b->ne[3] % c->ne[2] != 0) return false;
+    const int64_t blck = ct_type_block_size(op->type);
+    return op->ne[0] % blck == 0 && ct_is_contiguous_rows(op);
+}
+
+ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node) {
+    const ct_tensor *b = node->src[0], *c = node->src[1];
+    if (ct_is_empty(b)) return CT_OK;
+    ct_status st = ct_ocl_encode_check_indices(be, c, node->ne[1]);
+    if (st != CT_OK) return st;
+
+    cl_mem mem;
+    cl_ulong b_offs, d_offs;
+    if ((st = ct_ocl_tensor_mem(be, b, "src0", &mem, &b_offs)) != CT_OK) return st;
+    if ((st = ct_ocl_tensor_mem(be, node, "dst", &mem, &d_offs)) != CT_OK) return st;
+    const unsigned es_src = (unsigned)ct_type_size(b->type);
+    const size_t ts_dst = ct_type_size(node->type);
+    const unsigned es_dst = ct_type_block_size(node->type) == 1 ? (unsigned)ts_dst : 1u;
+    const int64_t nk0 = node->ne[0] / ct_type_block_size(node->type);
+
+    args g = {be, kernel_for(node->type), 0, CT_OK};
+    arg_tensor(&g, b, "src0");
+    arg_tensor(&g, c, "src1");
+    arg_tensor(&g, node, "dst");
+    arg_i64(&g, nk0);
+    arg_i64(&g, b->ne[1]);
+    for (int k = 0; k < 4; k++) arg_u64(&g, b->nb[k]);
+    arg_i64(&g, c->ne[1]);
+    arg_i64(&g, c->ne[2]);
+    for (int k = 0; k < 3; k++) arg_u64(&g, c->nb[k]);
+    for (int k = 1; k < 4; k++) arg_u64(&g, node->nb[k]);
+    arg_i64(&g, node->ne[1]);
+    arg_i32(&g, c->type == CT_TYPE_I64);
+    arg_i32(&g, b->type == CT_TYPE_F16);
+    arg_i32(&g, ct_ocl_alignment(b_offs, b->nb, es_src) >= es_src);
+    arg_i32(&g, ct_ocl_alignment(d_offs, node->nb, es_dst) >= es_dst);
+    arg_flag(&g);
+    if (g.st != CT_OK) return g.st;
+
+    size_t nth, nrptg;
+    ct_ocl_rows_wg((size_t)nk0, ct_ocl_clamp_wg(be, g.kid, 1024), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+    const size_t local[3] = {nth, nrptg, 1};
+    const size_t groups[3] = {((size_t)b->ne[1] + nrptg - 1) / nrptg, (size_t)b->ne[2], (size_t)b->ne[3]};
+    return ct_ocl_dispatch(be, g.kid, groups, local);
+}

@@ -1,0 +1,721 @@
+/* The OpenCL backend's infrastructure: device enumeration and properties,
+ * device and mapped buffers (views across max_size), the kernel library and
+ * its disk cache (corrupt entries, an unwritable directory, build errors),
+ * graph compute with the error flag and the abort callback, and many threads
+ * creating backends at once. Exits 77 (skipped) without an OpenCL device. */
+#include "testutil.h"
+
+#include "ctensor-backend-impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CT_HAVE_OPENCL
+
+int main(void) {
+    tu_init("test_opencl");
+    printf("SKIP: ctensor was built without OpenCL (CT_OPENCL=OFF)\n");
+    return 77;
+}
+
+#else
+
+#include "opencl/opencl_internal.h"
+
+#include <dirent.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { SKIP = 77, MAX_SIZE = 1 << 20 };
+
+static char cache_dir[64];
+
+/* ---- helpers --------------------------------------------------------------- */
+
+static ct_context *new_ctx(void) {
+    ct_context_params p = {.mem_size = 64 * ct_tensor_overhead() + ct_graph_overhead(16), .no_alloc = true};
+    return ct_context_new(p);
+}
+
+/* The one .clbin file in the cache directory, or false. */
+static bool find_cache_file(char *out, size_t n) {
+    DIR *d = opendir(cache_dir);
+    if (!d) return false;
+    int found = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *dot = strrchr(e->d_name, '.');
+        if (dot && strcmp(dot, ".clbin") == 0) {
+            snprintf(out, n, "%s/%s", cache_dir, e->d_name);
+            found++;
+        }
+    }
+    closedir(d);
+    return found == 1;
+}
+
+static void remove_cache_dir(void) {
+    DIR *d = opendir(cache_dir);
+    if (!d) return;
+    struct dirent *e;
+    char path[512];
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", cache_dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(cache_dir);
+}
+
+/* The test encoder: checks node->src[1] (I32) against node->src[0]->ne[1]. */
+static int encoded;
+static ct_status flag_encoder(ct_ocl_backend *be, ct_tensor *node) {
+    encoded++;
+    const ct_tensor *idx = node->src[1];
+    cl_int n = (cl_int)ct_nelements(idx), limit = (cl_int)node->src[0]->ne[1];
+    ct_status st = ct_ocl_set_arg_tensor(be, CT_OCL_K_FLAG_TEST, 0, idx, "src1");
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, CT_OCL_K_FLAG_TEST, 2, n);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, CT_OCL_K_FLAG_TEST, 3, limit);
+    if (st == CT_OK) st = ct_ocl_set_arg_error_flag(be, CT_OCL_K_FLAG_TEST, 4);
+    size_t local = ct_ocl_clamp_wg(be, CT_OCL_K_FLAG_TEST, 64);
+    size_t groups[3] = {((size_t)n + local - 1) / local, 1, 1}, lsz[3] = {local, 1, 1};
+    if (st == CT_OK) st = ct_ocl_dispatch(be, CT_OCL_K_FLAG_TEST, groups, lsz);
+    return st;
+}
+
+static ct_status bad_arg_encoder(ct_ocl_backend *be, ct_tensor *node) {
+    CT_UNUSED(node);
+    cl_int v = 0;
+    return CT_OCL_SET_ARG(be, CT_OCL_K_FLAG_TEST, 99, v);
+}
+
+static ct_status huge_wg_encoder(ct_ocl_backend *be, ct_tensor *node) {
+    CT_UNUSED(node);
+    size_t groups[3] = {1, 1, 1}, local[3] = {ct_ocl_kernel_max_wg(be, CT_OCL_K_FLAG_TEST) + 1, 1, 1};
+    return ct_ocl_dispatch(be, CT_OCL_K_FLAG_TEST, groups, local);
+}
+
+static ct_status compute(ct_backend *b, ct_graph *g) { return b->iface.graph_compute(b, g); }
+
+/* A graph of GET_ROWS nodes over `a` (F32 [4, rows]), one per index tensor,
+ * all in one device buffer. */
+typedef struct flag_graph {
+    ct_context *ctx;
+    ct_buffer *buf;
+    ct_graph *graph;
+    ct_tensor *idx[3];
+    int n_idx;
+} flag_graph;
+
+static bool flag_graph_new(flag_graph *fg, ct_device *dev, int n_nodes, int64_t rows, int64_t n) {
+    memset(fg, 0, sizeof *fg);
+    fg->ctx = new_ctx();
+    if (!fg->ctx) return false;
+    ct_tensor *a = ct_tensor_new_2d(fg->ctx, CT_TYPE_F32, 4, rows);
+    fg->graph = ct_graph_new(fg->ctx, 16);
+    static const char *names[] = {"first", "second", "third"};
+    for (int i = 0; i < n_nodes; i++) {
+        fg->idx[i] = ct_tensor_new_1d(fg->ctx, CT_TYPE_I32, n);
+        ct_tensor *r = ct_get_rows(fg->ctx, a, fg->idx[i]);
+        if (!r) return false;
+        ct_tensor_set_name(r, names[i]);
+        if (ct_graph_build_forward(fg->graph, r) != CT_OK) return false;
+    }
+    fg->n_idx = n_nodes;
+    return ct_context_alloc_tensors(fg->ctx, ct_device_buffer_type(dev), &fg->buf) == CT_OK;
+}
+
+static void flag_graph_free(flag_graph *fg) {
+    ct_buffer_free(fg->buf);
+    ct_context_free(fg->ctx);
+}
+
+/* Sets idx[k] to valid random indices, with bad (if not 0) at position `at`. */
+static void set_indices(ct_tensor *idx, int64_t rows, int32_t bad, int64_t at) {
+    int64_t n = ct_nelements(idx);
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    for (int64_t i = 0; i < n; i++) v[i] = (int32_t)tu_rand_below(rows);
+    if (bad) v[at] = bad;
+    CHECK(ct_tensor_set(idx, v, 0, (size_t)n * sizeof *v) == CT_OK);
+    free(v);
+}
+
+/* ---- device enumeration and properties ---------------------------------------- */
+
+static void test_devices(ct_backend_reg *reg) {
+    size_t n = ct_backend_reg_dev_count(reg);
+    for (size_t i = 0; i < n; i++) {
+        ct_device *dev = ct_backend_reg_dev_get(reg, i);
+        ct_ocl_device *d = ct_ocl_device_of(dev);
+        char name[32];
+        snprintf(name, sizeof name, "OpenCL%zu", i);
+        CHECK(strcmp(ct_device_name(dev), name) == 0);
+        CHECK(ct_device_reg(dev) == reg);
+        printf("  %s: %s (%s)\n", ct_device_name(dev), ct_device_description(dev),
+               ct_device_type_name(ct_device_get_type(dev)));
+
+        char pname[256] = "", dname[256] = "", expect[600];
+        clGetPlatformInfo(d->platform, CL_PLATFORM_NAME, sizeof pname, pname, NULL);
+        clGetDeviceInfo(d->device, CL_DEVICE_NAME, sizeof dname, dname, NULL);
+        snprintf(expect, sizeof expect, "%s: %s", pname, dname);
+        CHECK(strcmp(ct_device_description(dev), expect) == 0);
+
+        cl_device_type t = 0;
+        clGetDeviceInfo(d->device, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+        ct_device_type want = (t & CL_DEVICE_TYPE_GPU)   ? CT_DEVICE_TYPE_GPU
+                              : (t & CL_DEVICE_TYPE_CPU) ? CT_DEVICE_TYPE_CPU
+                                                         : CT_DEVICE_TYPE_ACCEL;
+        CHECK(ct_device_get_type(dev) == want);
+
+        cl_ulong global = 0, alloc = 0;
+        clGetDeviceInfo(d->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL);
+        clGetDeviceInfo(d->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc, NULL);
+        ct_device_props props;
+        CHECK(ct_device_get_props(dev, &props) == CT_OK);
+        CHECK(strcmp(props.name, name) == 0);
+        CHECK(props.memory_total == global);
+        CHECK(props.memory_free <= props.memory_total);
+        CHECK(props.caps.buffer_from_host_ptr && !props.caps.async && !props.caps.host_buffer && !props.caps.events);
+        CHECK(props.type == want);
+
+        /* CT_OPENCL_MAX_SIZE lowered max_size; never raised it. */
+        size_t want_max = alloc < MAX_SIZE ? (size_t)alloc : MAX_SIZE;
+        ct_buffer_type *buft = ct_device_buffer_type(dev);
+        CHECK(strcmp(ct_buffer_type_name(buft), name) == 0);
+        CHECK(ct_buffer_type_max_size(buft) == want_max);
+        CHECK(d->max_size == want_max);
+        size_t align = ct_buffer_type_alignment(buft);
+        CHECK(align >= 128 && (align & (align - 1)) == 0);
+        CHECK(!ct_buffer_type_is_host(buft));
+        CHECK(ct_buffer_type_device(buft) == dev);
+        CHECK(ct_device_supports_buft(dev, buft));
+        CHECK(ct_device_host_buffer_type(dev) == NULL);
+        CHECK(d->max_work_group_size >= 1 && d->refcount >= 1);
+
+        cl_device_fp_config fp = 0;
+        clGetDeviceInfo(d->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
+        CHECK(d->has_correct_div_sqrt == ((fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0));
+        CHECK(((d->features & CT_OCL_FEAT_FP16) != 0) == d->has_fp16);
+        CHECK(((d->features & CT_OCL_FEAT_SUBGROUPS) != 0) == d->has_subgroups);
+        CHECK(ct_ocl_kernel_available(d, CT_OCL_K_FLAG_TEST));
+
+        /* The CPU backend cannot use OpenCL memory, nor OpenCL the CPU's. */
+        ct_device *cpu = ct_device_by_name("CPU");
+        if (cpu) {
+            CHECK(!ct_device_supports_buft(cpu, buft));
+            CHECK(!ct_device_supports_buft(dev, ct_device_buffer_type(cpu)));
+        }
+    }
+    /* Views and no-ops are supported whatever kernels exist. */
+    ct_context *ctx = new_ctx();
+    ct_tensor *a = ct_tensor_new_2d(ctx, CT_TYPE_F32, 4, 3);
+    ct_tensor *v = ct_transpose(ctx, a);
+    CHECK(ct_device_supports_op(ct_backend_reg_dev_get(reg, 0), v));
+    ct_context_free(ctx);
+}
+
+/* ---- device buffers ------------------------------------------------------------- */
+
+static void test_device_buffers(ct_device *dev) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    ct_buffer_type *buft = ct_device_buffer_type(dev);
+    size_t free0, total0, free1, total1;
+    CHECK(ct_device_memory(dev, &free0, &total0) == CT_OK);
+
+    ct_buffer *big = NULL;
+    CHECK(ct_buffer_type_alloc(buft, d->max_size + 1, &big) == CT_OUT_OF_MEMORY && big == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "max size");
+    CHECK(ct_buffer_type_alloc(buft, d->max_size, &big) == CT_OK && big);
+    CHECK(ct_device_memory(dev, &free1, &total1) == CT_OK);
+    CHECK(total1 == total0 && free1 == free0 - d->max_size);
+    ct_buffer_free(big);
+    CHECK(ct_device_memory(dev, &free1, &total1) == CT_OK && free1 == free0);
+
+    ct_context *ctx = new_ctx();
+    ct_tensor *f = ct_tensor_new_2d(ctx, CT_TYPE_F32, 1001, 3);
+    ct_tensor *b = ct_tensor_new_1d(ctx, CT_TYPE_I8, 333);
+    ct_tensor *one = ct_tensor_new_1d(ctx, CT_TYPE_F16, 1);
+    ct_buffer *buf = NULL;
+    CHECK(ct_context_alloc_tensors(ctx, buft, &buf) == CT_OK && buf);
+    CHECK(strcmp(ct_buffer_type_name(ct_buffer_get_type(buf)), d->name) == 0);
+    CHECK(!ct_buffer_is_host(buf));
+    char *base = ct_buffer_base(buf);
+    CHECK(base != NULL);
+    CHECK(((uintptr_t)b->data - (uintptr_t)base) % d->alignment == 0);
+
+    ct_tensor *ts[] = {f, b, one};
+    for (size_t k = 0; k < CT_ARRAY_LEN(ts); k++) {
+        size_t nb = ct_nbytes(ts[k]);
+        unsigned char *in = malloc(nb), *out = malloc(nb);
+        tu_fill_bytes(in, nb);
+        CHECK(ct_tensor_set(ts[k], in, 0, nb) == CT_OK);
+        memset(out, 0, nb);
+        CHECK(ct_tensor_get(ts[k], out, 0, nb) == CT_OK);
+        CHECK(memcmp(in, out, nb) == 0);
+        /* Partial, odd offsets and sizes. */
+        size_t off = nb > 7 ? 7 : 0, len = nb - off > 5 ? nb - off - 5 : nb - off;
+        unsigned char *part = malloc(len);
+        tu_fill_bytes(part, len);
+        CHECK(ct_tensor_set(ts[k], part, off, len) == CT_OK);
+        memcpy(in + off, part, len);
+        CHECK(ct_tensor_get(ts[k], out, 0, nb) == CT_OK);
+        CHECK(memcmp(in, out, nb) == 0);
+        if (nb > 3) {
+            CHECK(ct_tensor_memset(ts[k], 0xA5, 1, nb - 3) == CT_OK);
+            memset(in + 1, 0xA5, nb - 3);
+            CHECK(ct_tensor_get(ts[k], out, 0, nb) == CT_OK);
+            CHECK(memcmp(in, out, nb) == 0);
+        }
+        memset(out, 0, nb);
+        CHECK(ct_tensor_get(ts[k], out, nb - 1, 1) == CT_OK && out[0] == in[nb - 1]);
+        free(part);
+        free(in);
+        free(out);
+    }
+    CHECK(ct_buffer_clear(buf, 0x5A) == CT_OK);
+    for (size_t k = 0; k < CT_ARRAY_LEN(ts); k++) {
+        size_t nb = ct_nbytes(ts[k]);
+        unsigned char *out = malloc(nb);
+        CHECK(ct_tensor_get(ts[k], out, 0, nb) == CT_OK);
+        bool all = true;
+        for (size_t i = 0; i < nb; i++) all = all && out[i] == 0x5A;
+        CHECK(all);
+        free(out);
+    }
+    /* Device-to-device copy inside the device. */
+    ct_tensor *f2 = ct_tensor_new_2d(ctx, CT_TYPE_F32, 1001, 3);
+    ct_buffer *buf2 = NULL;
+    CHECK(ct_context_alloc_tensors(ctx, buft, &buf2) == CT_OK && buf2);
+    float *x = malloc(ct_nbytes(f)), *y = malloc(ct_nbytes(f));
+    tu_fill_uniform(x, (size_t)ct_nelements(f), -1, 1);
+    CHECK(ct_tensor_set(f, x, 0, ct_nbytes(f)) == CT_OK);
+    CHECK(buf2->iface.cpy_tensor(buf2, f, f2));
+    CHECK(ct_tensor_get(f2, y, 0, ct_nbytes(f2)) == CT_OK);
+    CHECK(memcmp(x, y, ct_nbytes(f)) == 0);
+    free(x);
+    free(y);
+    ct_buffer_free(buf2);
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+    CHECK(ct_device_memory(dev, &free1, &total1) == CT_OK && free1 == free0);
+}
+
+/* ---- mapped buffers across views ------------------------------------------------ */
+
+static void test_mapped_buffers(ct_device *dev, ct_backend *backend) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    ct_ocl_backend *be = backend->context;
+    const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    const size_t size = 3 * (size_t)MAX_SIZE + MAX_SIZE / 2, max_tensor = 64 << 10;
+    char *mem = ct_aligned_alloc(page, size + page);
+    char *ptr = mem + 100; /* not page-aligned */
+    memset(ptr, 0, size);
+
+    ct_buffer *buf = NULL;
+    CHECK(ct_device_buffer_from_host_ptr(dev, ptr, size, d->max_size, &buf) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "max_tensor_size");
+    CHECK(ct_device_buffer_from_host_ptr(dev, ptr, size, max_tensor, &buf) == CT_OK && buf);
+    CHECK(ct_buffer_base(buf) == ptr && ct_buffer_size(buf) == size);
+    CHECK(strcmp(ct_buffer_type_name(ct_buffer_get_type(buf)), d->mapped_name) == 0);
+    CHECK(ct_device_supports_buft(dev, ct_buffer_get_type(buf)));
+
+    /* Views: several, each at most max_size, inside the caller's bytes,
+     * page-aligned after the first, covering every byte. */
+    ct_ocl_buffer *ob = buf->context;
+    CHECK(ob->n_views >= 4);
+    char *covered = ptr;
+    for (size_t i = 0; i < ob->n_views; i++) {
+        const ct_ocl_view *v = &ob->views[i];
+        CHECK(v->size <= d->max_size);
+        CHECK(v->data >= ptr && v->data + v->size <= ptr + size);
+        CHECK(i == 0 ? v->data == ptr : (uintptr_t)v->data % page == 0);
+        CHECK(v->data <= covered);
+        if (v->data + v->size > covered) covered = v->data + v->size;
+    }
+    CHECK(covered == ptr + size);
+
+    /* Tensors of max_tensor bytes straddling every view's end. */
+    ct_context *ctx = new_ctx();
+    const int64_t n = (int64_t)(max_tensor / sizeof(int32_t));
+    int n_t = 0;
+    ct_tensor *ts[16];
+    for (size_t i = 0; i + 1 < ob->n_views && n_t < 16; i++) {
+        char *end = ob->views[i].data + ob->views[i].size;
+        char *addr = end - (max_tensor / 2 + 4 * (size_t)tu_rand_below(1000));
+        ts[n_t] = ct_tensor_new_1d(ctx, CT_TYPE_I32, n);
+        CHECK(ct_buffer_alloc_tensor(buf, ts[n_t], addr) == CT_OK);
+        n_t++;
+    }
+    int32_t *in = malloc(max_tensor), *out = malloc(max_tensor);
+    for (int k = 0; k < n_t; k++) {
+        for (int64_t i = 0; i < n; i++) in[i] = (int32_t)tu_rand_below(1000);
+        CHECK(ct_tensor_set(ts[k], in, 0, max_tensor) == CT_OK);
+        memset(out, 0, max_tensor);
+        CHECK(ct_tensor_get(ts[k], out, 0, max_tensor) == CT_OK);
+        CHECK(memcmp(in, out, max_tensor) == 0);
+        cl_mem m;
+        cl_ulong off;
+        CHECK(ct_ocl_tensor_mem(be, ts[k], "src1", &m, &off) == CT_OK);
+        const ct_ocl_view *v = ct_ocl_buffer_find_view(ob, ts[k]->data, max_tensor);
+        CHECK(v && v->mem == m && (char *)ts[k]->data == v->data + off && off + max_tensor <= v->size);
+        /* The device reads the whole tensor through its view: a bad last index
+         * (beyond the straddled boundary) is seen. */
+        ct_tensor a = {0};
+        a.ne[1] = 1000;
+        ct_tensor node = {0};
+        node.src[0] = &a;
+        node.src[1] = ts[k];
+        snprintf(be->where, sizeof be->where, "test");
+        be->node_index = 0;
+        cl_int zero = 0, flag = -1;
+        clEnqueueWriteBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL);
+        CHECK(flag_encoder(be, &node) == CT_OK);
+        clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+        CHECK(flag == 0);
+        int32_t bad = 1000;
+        CHECK(ct_tensor_set(ts[k], &bad, max_tensor - sizeof bad, sizeof bad) == CT_OK);
+        CHECK(flag_encoder(be, &node) == CT_OK);
+        clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+        CHECK(flag == 1);
+    }
+
+    /* A tensor larger than any view: transfers still work piecewise, but no
+     * kernel can reach it. */
+    ct_tensor *huge = ct_tensor_new_1d(ctx, CT_TYPE_I8, (int64_t)d->max_size + 4096);
+    CHECK(ct_buffer_alloc_tensor(buf, huge, ptr + 3) == CT_OK);
+    size_t hn = ct_nbytes(huge);
+    unsigned char *hin = malloc(hn), *hout = malloc(hn);
+    tu_fill_bytes(hin, hn);
+    CHECK(ct_tensor_set(huge, hin, 0, hn) == CT_OK);
+    CHECK(ct_tensor_get(huge, hout, 0, hn) == CT_OK);
+    CHECK(memcmp(hin, hout, hn) == 0);
+    CHECK(ct_tensor_memset(huge, 7, 10, hn - 20) == CT_OK);
+    CHECK(ct_tensor_get(huge, hout, 0, hn) == CT_OK);
+    memset(hin + 10, 7, hn - 20);
+    CHECK(memcmp(hin, hout, hn) == 0);
+    cl_mem m;
+    cl_ulong off;
+    snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: node 'x' (CPY)");
+    CHECK(ct_ocl_tensor_mem(be, huge, "src0", &m, &off) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "src0 '(unnamed)'");
+    free(hin);
+    free(hout);
+    free(in);
+    free(out);
+
+    CHECK(ct_buffer_clear(buf, 0x11) == CT_OK);
+    unsigned char probe[2];
+    CHECK(ct_tensor_get(huge, probe, hn - 2, 2) == CT_OK && probe[0] == 0x11 && probe[1] == 0x11);
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+    ct_free(mem);
+
+    /* The mapped type allocates host memory of its own. */
+    ct_buffer *own = NULL;
+    CHECK(ct_buffer_type_alloc(&d->buft_mapped, 5000, &own) == CT_OK && own);
+    ct_buffer_free(own);
+}
+
+/* ---- compute: the error flag, the abort callback, device errors ----------------- */
+
+static int abort_calls, abort_at;
+static bool abort_cb(void *data) {
+    CT_UNUSED(data);
+    return ++abort_calls == abort_at;
+}
+
+static void test_compute(ct_device *dev, ct_backend *b) {
+    ct_ocl_backend *be = b->context;
+    CHECK(strcmp(ct_backend_name(b), ct_device_name(dev)) == 0);
+    CHECK(ct_backend_get_device(b) == dev);
+    CHECK(ct_ocl_kernel_max_wg(be, CT_OCL_K_FLAG_TEST) >= 1);
+    CHECK(ct_ocl_clamp_wg(be, CT_OCL_K_FLAG_TEST, (size_t)1 << 40) <= ct_ocl_kernel_max_wg(be, CT_OCL_K_FLAG_TEST));
+    CHECK(ct_ocl_clamp_wg(be, CT_OCL_K_FLAG_TEST, 0) == 1);
+
+    const int64_t rows = 10, n = 37;
+    flag_graph fg;
+    CHECK(flag_graph_new(&fg, dev, 3, rows, n));
+    be->test_encoder = flag_encoder;
+    for (int k = 0; k < 3; k++) set_indices(fg.idx[k], rows, 0, 0);
+    encoded = 0;
+    CHECK(compute(b, fg.graph) == CT_OK && encoded == 3);
+
+    set_indices(fg.idx[1], rows, (int32_t)rows, n - 1);
+    CHECK(compute(b, fg.graph) == CT_INDEX_OUT_OF_RANGE);
+    CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "node 'second' (GET_ROWS)");
+    set_indices(fg.idx[2], rows, -1, 0);
+    CHECK(compute(b, fg.graph) == CT_INDEX_OUT_OF_RANGE);
+    CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "node 'second'"); /* the first bad node wins */
+    set_indices(fg.idx[1], rows, 0, 0);
+    CHECK(compute(b, fg.graph) == CT_INDEX_OUT_OF_RANGE);
+    CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "node 'third'");
+    set_indices(fg.idx[2], rows, 0, 0);
+    CHECK(compute(b, fg.graph) == CT_OK); /* the flag is reset per compute */
+
+    /* Abort before the second node: one node ran. */
+    ct_backend_set_abort_callback(b, abort_cb, NULL);
+    abort_calls = 0;
+    abort_at = 2;
+    encoded = 0;
+    CHECK(compute(b, fg.graph) == CT_ABORTED && encoded == 1 && abort_calls == 2);
+    CHECK_ERROR(CT_ABORTED, "before node");
+    abort_at = 0;
+    abort_calls = 0;
+    CHECK(compute(b, fg.graph) == CT_OK && abort_calls == 3);
+    ct_backend_set_abort_callback(b, NULL, NULL);
+
+    /* Encoder failures become statuses naming the node and the CL call. */
+    be->test_encoder = bad_arg_encoder;
+    CHECK(compute(b, fg.graph) == CT_DEVICE_ERROR);
+    CHECK_ERROR(CT_DEVICE_ERROR, "node 'first' (GET_ROWS): clSetKernelArg(ct_flag_test, 99) failed: CL_INVALID_ARG_INDEX");
+    be->test_encoder = huge_wg_encoder;
+    CHECK(compute(b, fg.graph) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "node 'first' (GET_ROWS): ct_flag_test: work-group");
+    be->test_encoder = NULL;
+    /* Without the hook, a node the device refuses is refused by compute too. */
+    if (!ct_device_supports_op(dev, ct_graph_node(fg.graph, 0))) {
+        CHECK(compute(b, fg.graph) == CT_UNSUPPORTED);
+        CHECK_ERROR(CT_UNSUPPORTED, "node 'first' (GET_ROWS): not supported");
+    }
+    flag_graph_free(&fg);
+
+    CHECK(ct_device_init_backend(dev, "n_threads=2", &b) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "takes no params");
+}
+
+/* ---- many threads creating backends on one device ------------------------------- */
+
+typedef struct thread_arg {
+    ct_device *dev;
+    int ok;
+} thread_arg;
+
+static void *thread_main(void *p) {
+    thread_arg *t = p;
+    ct_backend *b = NULL;
+    if (ct_device_init_backend(t->dev, NULL, &b) != CT_OK) {
+        fprintf(stderr, "thread: %s\n", ct_last_error());
+        return NULL;
+    }
+    ((ct_ocl_backend *)b->context)->test_encoder = flag_encoder;
+    flag_graph fg;
+    if (flag_graph_new(&fg, t->dev, 2, 50, 1000)) {
+        for (int k = 0; k < 2; k++) set_indices(fg.idx[k], 50, 0, 0);
+        bool good = compute(b, fg.graph) == CT_OK;
+        set_indices(fg.idx[1], 50, 50, 999);
+        good = good && compute(b, fg.graph) == CT_INDEX_OUT_OF_RANGE && strstr(ct_last_error(), "'second'");
+        t->ok = good;
+    }
+    flag_graph_free(&fg);
+    ct_backend_free(b);
+    return NULL;
+}
+
+static void test_threads(ct_device *dev) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    ct_ocl_device_reset_program(d);
+    int builds = d->program_builds;
+    int refs = d->refcount;
+    enum { N = 8 };
+    pthread_t th[N];
+    thread_arg args[N];
+    for (int i = 0; i < N; i++) {
+        args[i] = (thread_arg){dev, 0};
+        CHECK(pthread_create(&th[i], NULL, thread_main, &args[i]) == 0);
+    }
+    int ok = 0;
+    for (int i = 0; i < N; i++) {
+        pthread_join(th[i], NULL);
+        ok += args[i].ok;
+    }
+    CHECK(ok == N);
+    CHECK(d->program_builds == builds + 1); /* built once, under the lock */
+    CHECK(d->refcount == refs);
+}
+
+/* ---- the program cache ---------------------------------------------------------- */
+
+static ct_ocl_program_origin load_origin(ct_device *dev) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    ct_ocl_device_reset_program(d);
+    ct_backend *b = NULL;
+    if (ct_device_init_backend(dev, NULL, &b) != CT_OK) {
+        fprintf(stderr, "init: %s\n", ct_last_error());
+        return CT_OCL_PROGRAM_NONE;
+    }
+    /* The program works: a compute with the flag kernel. */
+    ((ct_ocl_backend *)b->context)->test_encoder = flag_encoder;
+    flag_graph fg;
+    bool ok = flag_graph_new(&fg, dev, 1, 8, 16);
+    if (ok) {
+        set_indices(fg.idx[0], 8, 9, 3);
+        ok = compute(b, fg.graph) == CT_INDEX_OUT_OF_RANGE;
+    }
+    flag_graph_free(&fg);
+    ct_backend_free(b);
+    return ok ? d->program_origin : CT_OCL_PROGRAM_NONE;
+}
+
+static void write_file(const char *path, const void *p, size_t n) {
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL);
+    if (!f) return;
+    CHECK(fwrite(p, 1, n, f) == n);
+    fclose(f);
+}
+
+static void test_cache(ct_device *dev) {
+    char path[512];
+    CHECK(find_cache_file(path, sizeof path));
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_CACHE);
+
+    /* Garbage: rebuilt from source and rewritten, then loaded from the cache. */
+    unsigned char junk[777];
+    tu_fill_bytes(junk, sizeof junk);
+    write_file(path, junk, sizeof junk);
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_SOURCE);
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_CACHE);
+
+    /* A valid header over a damaged binary: the same. */
+    FILE *f = fopen(path, "r+b");
+    CHECK(f != NULL);
+    if (f) {
+        fseek(f, -1, SEEK_END);
+        int c = fgetc(f);
+        fseek(f, -1, SEEK_END);
+        fputc(c ^ 0x40, f);
+        fclose(f);
+    }
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_SOURCE);
+    /* Truncated. */
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && truncate(path, st.st_size / 2) == 0);
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_SOURCE);
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_CACHE);
+    CHECK(find_cache_file(path, sizeof path)); /* still one entry, no temporaries left */
+}
+
+static int warnings;
+static char last_warning[512];
+static void log_cb(ct_log_level level, const char *msg, void *data) {
+    CT_UNUSED(data);
+    if (level >= CT_LOG_WARN) {
+        warnings++;
+        snprintf(last_warning, sizeof last_warning, "%s", msg);
+    }
+}
+
+static void test_unwritable_cache(ct_device *dev) {
+    char file[128], dir[160];
+    snprintf(file, sizeof file, "%s/not_a_dir", cache_dir);
+    write_file(file, "x", 1);
+    snprintf(dir, sizeof dir, "%s/sub", file);
+    setenv("CT_OPENCL_CACHE_DIR", dir, 1);
+    ct_log_set_callback(log_cb, NULL);
+    warnings = 0;
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_SOURCE); /* and the compute worked */
+    CHECK(warnings == 1 && strstr(last_warning, "cache") && strstr(last_warning, "not_a_dir"));
+    ct_log_set_callback(NULL, NULL);
+    setenv("CT_OPENCL_CACHE_DIR", cache_dir, 1);
+    unlink(file);
+}
+
+static void test_build_failure(ct_device *dev) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    CHECK(ct_ocl_device_set_test_build_options(d, "-DCT_TEST_BUILD_ERROR") == CT_OK);
+    ct_ocl_device_reset_program(d);
+    int refs = d->refcount;
+    ct_backend *b = NULL;
+    CHECK(ct_device_init_backend(dev, NULL, &b) == CT_DEVICE_ERROR && b == NULL);
+    CHECK_ERROR(CT_DEVICE_ERROR, "ct_device_init_backend: ");
+    CHECK_ERROR(CT_DEVICE_ERROR, "build error requested by the test hook");
+    printf("  build error: %s\n", ct_last_error());
+    CHECK(d->program == NULL && d->refcount == refs);
+    CHECK(ct_ocl_device_set_test_build_options(d, NULL) == CT_OK);
+    CHECK(load_origin(dev) == CT_OCL_PROGRAM_CACHE);
+}
+
+/* ---- no platform: zero devices, the CPU carries on (a child process) ------------- */
+
+static int child_no_platform(void) {
+    ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
+    if (!reg) reg = ct_backend_opencl_reg();
+    if (ct_backend_reg_dev_count(reg) != 0) return 1;
+    ct_backend *cpu = NULL;
+    if (ct_backend_cpu_init(&cpu) != CT_OK) return 2;
+    ct_backend_free(cpu);
+    return 0;
+}
+
+static void test_no_platform(void) {
+    char vendors[160];
+    snprintf(vendors, sizeof vendors, "%s/no_vendors", cache_dir);
+    CHECK(mkdir(vendors, 0700) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("OCL_ICD_VENDORS", vendors, 1);
+        setenv("OPENCL_VENDOR_PATH", vendors, 1);
+        execl("/proc/self/exe", "test_opencl", "--no-platform", (char *)NULL);
+        _exit(3);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child exit status %d", WEXITSTATUS(status));
+    rmdir(vendors);
+}
+
+int main(int argc, char **argv) {
+    if (argc > 1 && strcmp(argv[1], "--no-platform") == 0) return child_no_platform();
+    tu_init("test_opencl");
+
+    /* Before the registry initializes: a small max_size, a fresh cache. */
+    snprintf(cache_dir, sizeof cache_dir, "/tmp/ct_opencl_test_XXXXXX");
+    if (!mkdtemp(cache_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("CT_OPENCL_CACHE_DIR", cache_dir, 1);
+    setenv("CT_OPENCL_MAX_SIZE", "1M", 1);
+
+    ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
+    if (!reg) {
+        printf("note: the registry does not list OpenCL yet; using ct_backend_opencl_reg() directly\n");
+        reg = ct_backend_opencl_reg();
+    }
+    CHECK(strcmp(ct_backend_reg_name(reg), "OpenCL") == 0);
+    if (ct_backend_reg_dev_count(reg) == 0) {
+        printf("SKIP: no OpenCL device\n");
+        remove_cache_dir();
+        return SKIP;
+    }
+    test_devices(reg);
+    ct_device *dev = ct_backend_reg_dev_get(reg, 0);
+
+    ct_backend *b = NULL;
+    CHECK(ct_device_init_backend(dev, NULL, &b) == CT_OK && b);
+    if (!b) {
+        fprintf(stderr, "cannot create a backend: %s\n", ct_last_error());
+        remove_cache_dir();
+        return tu_finish();
+    }
+    CHECK(ct_ocl_device_of(dev)->program_origin == CT_OCL_PROGRAM_SOURCE);
+
+    test_device_buffers(dev);
+    test_mapped_buffers(dev, b);
+    test_compute(dev, b);
+    ct_backend_free(b);
+    test_threads(dev);
+    test_cache(dev);
+    test_unwritable_cache(dev);
+    test_build_failure(dev);
+    test_no_platform();
+
+    remove_cache_dir();
+    return tu_finish();
+}
+
+#endif
