@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian/Ubuntu machine lacks to build and test ctensor:
 # the compiler toolchain, CMake, OpenCL headers/loader with PoCL (OpenCL on the
-# CPU), clang for the sanitizer and fuzz builds, and the Python packages the
+# CPU), clang with its sanitizer and libFuzzer runtimes, and the Python packages the
 # format checks compare against (numpy, gguf).
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO=sudo; fi
-packages="build-essential cmake pkg-config python3 python3-pip clang \
+packages="build-essential cmake pkg-config python3 python3-pip clang libclang-rt-dev \
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo"
 missing=""
 for p in $packages; do

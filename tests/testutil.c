@@ -1,13 +1,15 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
-int tu_failures = 0;
-int tu_checks = 0;
+_Atomic int tu_failures = 0;
+_Atomic int tu_checks = 0;
 static const char *tu_name = "test";
-static uint64_t tu_state;
+/* Atomic so that tests may draw random numbers and CHECK from several threads. */
+static _Atomic uint64_t tu_state;
 
 void tu_init(const char *test_name) {
     tu_name = test_name;
@@ -24,7 +26,7 @@ int tu_finish(void) {
 
 /* splitmix64: small, fast, good enough for test data */
 uint64_t tu_rand_u64(void) {
-    uint64_t z = (tu_state += 0x9E3779B97F4A7C15ull);
+    uint64_t z = atomic_fetch_add(&tu_state, 0x9E3779B97F4A7C15ull) + 0x9E3779B97F4A7C15ull;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return z ^ (z >> 31);

@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-extern int tu_failures;
-extern int tu_checks;
+extern _Atomic int tu_failures;
+extern _Atomic int tu_checks;
 
 #define CHECK(cond)                                                                        \
     do {                                                                                   \

@@ -327,7 +327,7 @@ static ct_status create_kernels(ct_ocl_backend *be) {
     for (int k = 0; st == CT_OK && k < CT_OCL_K_COUNT; k++) {
         if (!ct_ocl_kernel_available(d, (ct_ocl_kernel_id)k)) continue;
         cl_int err;
-        be->kernels[k] = clCreateKernel(d->program, ct_ocl_kernel_table[k].name, &err);
+        be->kernels[k] = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(d->program, ct_ocl_kernel_table[k].name, &err));
         if (err != CL_SUCCESS) {
             be->kernels[k] = NULL;
             st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateKernel(%s) failed: %s (%d)", d->name,
@@ -358,7 +358,7 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     ct_ocl_device_retain(d);
     be->dev = d;
     cl_int err;
-    be->queue = clCreateCommandQueue(d->context, d->device, 0, &err);
+    be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
     if (err != CL_SUCCESS) {
         be->queue = NULL;
         ct_status st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateCommandQueue failed: %s (%d)",
@@ -366,7 +366,8 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
         be_destroy(be);
         return st;
     }
-    be->error_flag = clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err);
+    be->error_flag = CT_OCL_CREATE("clCreateBuffer", &err,
+                                    clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err));
     if (err != CL_SUCCESS) {
         be->error_flag = NULL;
         ct_status st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateBuffer(error flag) failed: %s "

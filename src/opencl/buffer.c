@@ -203,8 +203,9 @@ static ct_status buffer_finish(ct_buffer_type *buft, ct_ocl_buffer *b, size_t si
     ct_ocl_device_retain(b->dev);
     *buffer = ct_buffer_init(buft, buffer_iface, b, size);
     if (!*buffer) {
+        ct_ocl_device *dev = b->dev; /* buffer_ctx_free frees b */
         buffer_ctx_free(b);
-        ct_ocl_device_release(b->dev);
+        ct_ocl_device_release(dev);
         return ct_last_status();
     }
     return CT_OK;
@@ -215,7 +216,7 @@ static ct_status buft_alloc_buffer(ct_buffer_type *buft, size_t size, ct_buffer 
     ct_ocl_buffer *b = buffer_ctx_new(dev, 1);
     if (!b) return ct_fail(CT_OUT_OF_MEMORY, "ct_buffer_type_alloc: %s: out of host memory", dev->name);
     cl_int err;
-    cl_mem mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, size, NULL, &err);
+    cl_mem mem = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(dev->context, CL_MEM_READ_WRITE, size, NULL, &err));
     if (err != CL_SUCCESS) {
         ct_free(b);
         return ct_fail(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
@@ -271,8 +272,9 @@ static ct_status make_views(const char *fn, ct_ocl_device *dev, char *ptr, size_
         if (vs < ptr) vs = ptr;
         if (ve > ptr + size) ve = ptr + size;
         cl_int err;
-        cl_mem mem = clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, (size_t)(ve - vs), vs,
-                                    &err);
+        cl_mem mem = CT_OCL_CREATE("clCreateBuffer", &err,
+                                    clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, (size_t)(ve - vs), vs,
+                                    &err));
         if (err != CL_SUCCESS) {
             ct_status st = ct_fail(CT_DEVICE_ERROR, "%s: %s: clCreateBuffer(CL_MEM_USE_HOST_PTR) of view %zu/%zu "
                                    "(%zu bytes at %p) failed: %s (%d)", fn, dev->name, k, n_views, (size_t)(ve - vs),

@@ -151,14 +151,15 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
     size_t wg = 0;
     clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     d->max_work_group_size = wg ? wg : 1;
+    /* OpenCL guarantees at least 3 dimensions; a fixed array avoids an allocation
+     * whose failure would silently change the work-group limits. */
     size_t items[3] = {1, 1, 1};
     cl_uint dims = info_uint(id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS);
-    if (dims >= 3) {
-        size_t *all = ct_calloc(dims, sizeof *all);
-        if (all && clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof *all, all, NULL) == CL_SUCCESS) {
+    if (dims >= 3 && dims <= 16) {
+        size_t all[16] = {0};
+        if (clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof all[0], all, NULL) == CL_SUCCESS) {
             memcpy(items, all, sizeof items);
         }
-        ct_free(all);
     }
     for (int i = 0; i < 3; i++) d->max_work_item_sizes[i] = items[i] ? items[i] : 1;
 
@@ -195,8 +196,8 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
 
     cl_int err = CL_SUCCESS;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)platform, 0};
-    d->context = clCreateContext(props, 1, &id, NULL, NULL, &err);
-    if (err == CL_SUCCESS) d->queue = clCreateCommandQueue(d->context, id, 0, &err);
+    d->context = CT_OCL_CREATE("clCreateContext", &err, clCreateContext(props, 1, &id, NULL, NULL, &err));
+    if (err == CL_SUCCESS) d->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, id, 0, &err));
     if (err != CL_SUCCESS) {
         ct_log(CT_LOG_WARN, "opencl: skipping device '%s': cannot create a context and queue: %s (%d)",
                d->description, ct_ocl_error_name(err), err);

@@ -268,9 +268,10 @@ static void build_log(const ct_ocl_device *dev, cl_program prog, char *out, size
 static cl_program build_from_binary(const ct_ocl_device *dev, const unsigned char *bin, size_t size,
                                     const char *options, const char *path) {
     cl_int err, bin_status = CL_SUCCESS;
-    cl_program prog = clCreateProgramWithBinary(dev->context, 1, &dev->device, &size, &bin, &bin_status, &err);
+    cl_program prog = CT_OCL_CREATE("clCreateProgramWithBinary", &err,
+        clCreateProgramWithBinary(dev->context, 1, &dev->device, &size, &bin, &bin_status, &err));
     if (err == CL_SUCCESS && bin_status == CL_SUCCESS) {
-        err = clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
+        err = CT_OCL_BUILD(clBuildProgram(prog, 1, &dev->device, options, NULL, NULL));
         if (err == CL_SUCCESS) return prog;
     }
     ct_log(CT_LOG_INFO, "opencl: %s rejects the cached program %s (%s (%d)); rebuilding from source", dev->name, path,
@@ -315,12 +316,12 @@ ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
     const char *sources[2] = {prelude, ct_ocl_kernels_source};
     size_t lengths[2] = {strlen(prelude), ct_ocl_kernels_source_len};
     cl_int err;
-    cl_program prog = clCreateProgramWithSource(dev->context, 2, sources, lengths, &err);
+    cl_program prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(dev->context, 2, sources, lengths, &err));
     if (err != CL_SUCCESS) {
         return ct_fail(CT_DEVICE_ERROR, "%s: device %s: clCreateProgramWithSource failed: %s (%d)", fn, dev->name,
                        ct_ocl_error_name(err), err);
     }
-    err = clBuildProgram(prog, 1, &dev->device, options, NULL, NULL);
+    err = CT_OCL_BUILD(clBuildProgram(prog, 1, &dev->device, options, NULL, NULL));
     if (err != CL_SUCCESS) {
         char log[LOG_IN_MESSAGE];
         build_log(dev, prog, log, sizeof log);

@@ -56,6 +56,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Every clCreate* call goes through CT_OCL_CREATE and every clBuildProgram
+ * through CT_OCL_BUILD, so the reliability tests can fail the n-th one
+ * (ct_fault_cl_should_fail) as if the driver had run out of memory. */
+#define CT_OCL_CREATE(what, errp, call) \
+    (ct_fault_cl_should_fail(what) ? (*(errp) = CL_OUT_OF_HOST_MEMORY, NULL) : (call))
+#define CT_OCL_BUILD(call) (ct_fault_cl_should_fail("clBuildProgram") ? CL_OUT_OF_HOST_MEMORY : (call))
+
 /* ---- kernel table ---------------------------------------------------------- */
 
 /* Device features a kernel may need (the gate in kernels.def). */

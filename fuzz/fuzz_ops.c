@@ -1,0 +1,415 @@
+/* libFuzzer target for the tensor constructors, views and op constructors, and
+ * for computing what they build on the CPU (and REF) backend.
+ *
+ * The input is a little program: leaf tensors of random types and shapes, then
+ * views, reshapes, permutes and ops on random operands with random parameters.
+ * Every constructor call must either return a tensor that is consistent (a view
+ * inside its root's bytes) or NULL with CT_INVALID_ARGUMENT and a message naming
+ * a ct_ function. The graph of every result is then allocated, either by
+ * ct_context_alloc_tensors or root by root in buffers of exactly the tensor's
+ * size (so AddressSanitizer catches a kernel going one byte past a tensor), filled
+ * with random data and computed: the status must be CT_OK, CT_UNSUPPORTED only
+ * when supports_op refuses a node, or CT_INDEX_OUT_OF_RANGE only with a row op.
+ * Any breach calls __builtin_trap(), which libFuzzer reports as a crash. */
+#include "ctensor.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum {
+    MAX_TENSORS = 48,
+    MAX_OPS = 16,
+    MAX_LEAVES = 5,
+    MAX_TENSOR_BYTES = 64 * 1024,
+    MAX_MUL_MAT_WORK = 1 << 22,
+};
+
+/* Stops in a way libFuzzer records, with the reason on stderr. */
+#define FUZZ_ASSERT(cond, ...)                                                          \
+    do {                                                                                \
+        if (!(cond)) {                                                                  \
+            fprintf(stderr, "fuzz_ops: %s:%d: %s: ", __FILE__, __LINE__, #cond);        \
+            fprintf(stderr, __VA_ARGS__);                                               \
+            fprintf(stderr, " (last error: %s: %s)\n", ct_status_str(ct_last_status()), \
+                    ct_last_error());                                                   \
+            __builtin_trap();                                                           \
+        }                                                                               \
+    } while (0)
+
+typedef struct reader {
+    const uint8_t *p;
+    size_t n;
+} reader;
+
+static uint8_t u8(reader *r) {
+    if (r->n == 0) return 0;
+    r->n--;
+    return *r->p++;
+}
+
+static uint16_t u16(reader *r) { return (uint16_t)(u8(r) | (u8(r) << 8)); }
+
+static const ct_type common_types[] = {
+    CT_TYPE_F32, CT_TYPE_F32,  CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16, CT_TYPE_Q8_0,   CT_TYPE_Q4_0, CT_TYPE_Q4_1,
+    CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL, CT_TYPE_I32, CT_TYPE_I32, CT_TYPE_I64, CT_TYPE_Q4_K, CT_TYPE_Q6_K,
+    CT_TYPE_Q8_K, CT_TYPE_IQ4_XS, CT_TYPE_I8, CT_TYPE_I16, CT_TYPE_F64, CT_TYPE_IQ2_XXS,
+};
+
+static ct_type pick_type(reader *r) {
+    uint8_t b = u8(r);
+    if (b < 248) return common_types[b % (sizeof common_types / sizeof common_types[0])];
+    return (ct_type)(int8_t)u8(r); /* removed ids, negatives, past the end */
+}
+
+static int64_t pick_extent(reader *r, int64_t block) {
+    uint8_t b = u8(r);
+    uint8_t v = b & 63;
+    switch (b >> 6) {
+    case 0:
+    case 1: return block * (v % 6);
+    case 2: return block > 1 ? block * (v % 12) : v;
+    default: {
+        static const int64_t odd[] = {-1, 1, INT64_MAX, (int64_t)1 << 31, 3, (int64_t)1 << 40, 17, INT64_MIN};
+        return odd[v % 8];
+    }
+    }
+}
+
+static size_t pick_stride(reader *r, const ct_tensor *a, int dim) {
+    uint8_t b = u8(r);
+    if (!a) return b;
+    switch (b & 3) {
+    case 0: return a->nb[dim];
+    case 1: return a->nb[dim] * (size_t)(1 + (b >> 2) % 4);
+    case 2: return a->nb[(b >> 2) % 4];
+    default: return u16(r);
+    }
+}
+
+static size_t pick_offset(reader *r, const ct_tensor *a) {
+    uint8_t b = u8(r);
+    if (b < 128) return 0;
+    if (b < 224 && a) return a->nb[0] * (size_t)(b % 16);
+    if (b < 250 && a) return a->nb[1] * (size_t)(b % 4);
+    return (size_t)u16(r) << (b & 7);
+}
+
+static float pick_eps(reader *r) {
+    static const float eps[] = {1e-6f, 1e-5f, 0.0f, 1e-6f, -1.0f, NAN, INFINITY, 1e30f, FLT_MIN, 1e-12f};
+    return eps[u8(r) % (sizeof eps / sizeof eps[0])];
+}
+
+static ct_tensor *pick(reader *r, ct_tensor **ts, int n) {
+    uint8_t b = u8(r);
+    if (b == 255 || n == 0) return NULL;
+    return ts[b % n];
+}
+
+static uint64_t mix(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A constructor's result: consistent, or NULL for a reason the API allows. */
+static void check_result(const ct_context *ctx, const ct_tensor *t, const char *what) {
+    if (!t) {
+        ct_status st = ct_last_status();
+        bool arena_full = ct_context_size(ctx) - ct_context_used(ctx) < 4 * ct_tensor_overhead();
+        FUZZ_ASSERT(st == CT_INVALID_ARGUMENT || (st == CT_OUT_OF_MEMORY && arena_full), "%s returned NULL", what);
+        FUZZ_ASSERT(strncmp(ct_last_error(), "ct_", 3) == 0, "%s: message does not name a function", what);
+        return;
+    }
+    FUZZ_ASSERT(ct_type_is_valid(t->type), "%s: result type %d", what, (int)t->type);
+    for (int i = 0; i < CT_MAX_DIMS; i++) FUZZ_ASSERT(t->ne[i] >= 0, "%s: ne[%d]=%lld", what, i, (long long)t->ne[i]);
+    if (t->view_src) {
+        FUZZ_ASSERT(t->view_src->view_src == NULL, "%s: view_src is not a root", what);
+        size_t end = t->view_offs + ct_nbytes(t);
+        FUZZ_ASSERT(ct_is_empty(t) || (end >= t->view_offs && end <= ct_nbytes(t->view_src)),
+                    "%s: view of %zu bytes at offset %zu outside its root of %zu bytes", what, ct_nbytes(t),
+                    t->view_offs, ct_nbytes(t->view_src));
+    }
+}
+
+/* One constructor call chosen by the input; NULL when it (rightly) failed. */
+static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, const char **what) {
+    uint8_t op = u8(r) % 24;
+    ct_tensor *a = pick(r, ts, n);
+    int64_t bs = a ? ct_type_block_size(a->type) : 1;
+    if (bs <= 0) bs = 1;
+    switch (op) {
+    case 0: *what = "ct_view_1d"; return ct_view_1d(ctx, a, pick_extent(r, bs), pick_offset(r, a));
+    case 1: {
+        *what = "ct_view_2d";
+        int64_t ne0 = pick_extent(r, bs), ne1 = pick_extent(r, 1);
+        return ct_view_2d(ctx, a, ne0, ne1, pick_stride(r, a, 1), pick_offset(r, a));
+    }
+    case 2: {
+        *what = "ct_view_3d";
+        int64_t ne0 = pick_extent(r, bs), ne1 = pick_extent(r, 1), ne2 = pick_extent(r, 1);
+        size_t nb1 = pick_stride(r, a, 1), nb2 = pick_stride(r, a, 2);
+        return ct_view_3d(ctx, a, ne0, ne1, ne2, nb1, nb2, pick_offset(r, a));
+    }
+    case 3: {
+        *what = "ct_view_4d";
+        int64_t ne0 = pick_extent(r, bs), ne1 = pick_extent(r, 1), ne2 = pick_extent(r, 1), ne3 = pick_extent(r, 1);
+        size_t nb1 = pick_stride(r, a, 1), nb2 = pick_stride(r, a, 2), nb3 = pick_stride(r, a, 3);
+        return ct_view_4d(ctx, a, ne0, ne1, ne2, ne3, nb1, nb2, nb3, pick_offset(r, a));
+    }
+    case 4: {
+        *what = "ct_reshape";
+        uint8_t mode = u8(r);
+        int64_t ne[4] = {1, 1, 1, 1};
+        if (a && mode < 160) {
+            /* the same element count, split at a random dimension */
+            int cut = mode % 4;
+            ne[0] = a->ne[0];
+            for (int i = 1; i <= cut; i++) ne[0] = (int64_t)((uint64_t)ne[0] * (uint64_t)a->ne[i]);
+            for (int i = cut + 1; i < 4; i++) ne[1] = (int64_t)((uint64_t)ne[1] * (uint64_t)a->ne[i]);
+            return ct_reshape(ctx, a, 1 + (mode >> 2) % 4, ne);
+        }
+        for (int i = 0; i < 4; i++) ne[i] = pick_extent(r, i == 0 ? bs : 1);
+        return ct_reshape(ctx, a, (int)(mode % 6), ne);
+    }
+    case 5: {
+        *what = "ct_permute";
+        static const int perms[][4] = {{0, 1, 2, 3}, {1, 0, 2, 3}, {0, 2, 1, 3}, {2, 1, 0, 3}, {0, 1, 3, 2},
+                                       {3, 2, 1, 0}, {1, 2, 3, 0}, {0, 3, 1, 2}, {2, 0, 3, 1}};
+        uint8_t b = u8(r);
+        if (b < 200) {
+            const int *p = perms[b % (sizeof perms / sizeof perms[0])];
+            return ct_permute(ctx, a, p[0], p[1], p[2], p[3]);
+        }
+        return ct_permute(ctx, a, (int8_t)u8(r) % 5, (int8_t)u8(r) % 5, (int8_t)u8(r) % 5, (int8_t)u8(r) % 5);
+    }
+    case 6: *what = "ct_transpose"; return ct_transpose(ctx, a);
+    case 7: *what = "ct_get_rows"; return ct_get_rows(ctx, a, pick(r, ts, n));
+    case 8: {
+        *what = "ct_set_rows";
+        ct_tensor *b = pick(r, ts, n);
+        return ct_set_rows(ctx, a, b, pick(r, ts, n));
+    }
+    case 9: *what = "ct_mul_mat"; return ct_mul_mat(ctx, a, pick(r, ts, n));
+    case 10: *what = "ct_cpy"; return ct_cpy(ctx, a, pick(r, ts, n));
+    case 11: *what = "ct_dup"; return ct_dup(ctx, a);
+    case 12: *what = "ct_cont"; return ct_cont(ctx, a);
+    case 13: *what = "ct_cast"; return ct_cast(ctx, a, pick_type(r));
+    case 14: *what = "ct_norm"; return ct_norm(ctx, a, pick_eps(r));
+    case 15: *what = "ct_rms_norm"; return ct_rms_norm(ctx, a, pick_eps(r));
+    case 16: *what = "ct_l2_norm"; return ct_l2_norm(ctx, a, pick_eps(r));
+    case 17: {
+        *what = "ct_group_norm";
+        int groups = (int8_t)u8(r);
+        return ct_group_norm(ctx, a, groups, pick_eps(r));
+    }
+    case 18: *what = "ct_sum_rows"; return ct_sum_rows(ctx, a);
+    case 19: *what = "ct_mean"; return ct_mean(ctx, a);
+    case 20: *what = "ct_view_tensor"; return ct_view_tensor(ctx, a);
+    case 21: *what = "ct_tensor_dup"; return ct_tensor_dup(ctx, a);
+    case 22: {
+        *what = "ct_reshape_2d";
+        int64_t ne0 = pick_extent(r, bs);
+        return ct_reshape_2d(ctx, a, ne0, pick_extent(r, 1));
+    }
+    default: {
+        *what = "ct_tensor_new";
+        int64_t ne[4];
+        ct_type type = pick_type(r);
+        int64_t tb = ct_type_block_size(type) > 0 ? ct_type_block_size(type) : 1;
+        for (int i = 0; i < 4; i++) ne[i] = pick_extent(r, i == 0 ? tb : 1);
+        return ct_tensor_new(ctx, type, (int)(u8(r) % 6), ne);
+    }
+    }
+}
+
+/* Random contents for a root tensor: small integers for index types (mostly in
+ * range), moderate floats for float types, raw bytes for blocks. */
+static void fill(ct_tensor *t, uint64_t *rng) {
+    size_t nbytes = ct_nbytes(t);
+    if (nbytes == 0) return;
+    uint8_t *buf = malloc(nbytes);
+    if (!buf) return;
+    size_t n;
+    switch (t->type) {
+    case CT_TYPE_I32:
+        n = nbytes / 4;
+        for (size_t i = 0; i < n; i++) ((int32_t *)buf)[i] = (int32_t)(mix(rng) % 13) - 1;
+        break;
+    case CT_TYPE_I64:
+        n = nbytes / 8;
+        for (size_t i = 0; i < n; i++) ((int64_t *)buf)[i] = (int64_t)(mix(rng) % 13) - 1;
+        break;
+    case CT_TYPE_F32:
+        n = nbytes / 4;
+        for (size_t i = 0; i < n; i++) ((float *)buf)[i] = (float)((int64_t)(mix(rng) % 2001) - 1000) / 256.0f;
+        break;
+    case CT_TYPE_F16:
+    case CT_TYPE_BF16:
+        n = nbytes / 2;
+        for (size_t i = 0; i < n; i++) {
+            float f = (float)((int64_t)(mix(rng) % 2001) - 1000) / 256.0f;
+            ((uint16_t *)buf)[i] = t->type == CT_TYPE_F16 ? ct_fp32_to_fp16(f) : ct_fp32_to_bf16(f);
+        }
+        break;
+    default:
+        for (size_t i = 0; i < nbytes; i++) buf[i] = (uint8_t)mix(rng);
+        break;
+    }
+    FUZZ_ASSERT(ct_tensor_set(t, buf, 0, nbytes) == CT_OK, "ct_tensor_set of %zu bytes", nbytes);
+    free(buf);
+}
+
+static ct_backend *cpu_backend, *ref_backend;
+static bool verbose; /* CT_FUZZ_VERBOSE=1: print every tensor, to triage a crash input */
+/* CT_FUZZ_STATS=1: at exit, how many inputs got as far as a compute, and how it ended */
+static long n_inputs, n_valid, n_invalid, n_computed, n_status[8];
+
+static void print_stats(void) {
+    fprintf(stderr, "fuzz_ops: %ld inputs, %ld nodes built, %ld calls refused, %ld graphs computed: %ld ok, %ld "
+            "unsupported, %ld index out of range\n", n_inputs, n_valid, n_invalid, n_computed, n_status[CT_OK],
+            n_status[CT_UNSUPPORTED], n_status[CT_INDEX_OUT_OF_RANGE]);
+}
+
+static void describe(const ct_tensor *t, const char *what) {
+    if (!verbose) return;
+    if (!t) {
+        fprintf(stderr, "%-14s -> NULL: %s\n", what, ct_last_error());
+        return;
+    }
+    fprintf(stderr, "%-14s -> %p %s %s ne=[%lld %lld %lld %lld] nb=[%zu %zu %zu %zu]", what, (const void *)t,
+            ct_op_name(t->op), ct_type_name(t->type), (long long)t->ne[0], (long long)t->ne[1], (long long)t->ne[2],
+            (long long)t->ne[3], t->nb[0], t->nb[1], t->nb[2], t->nb[3]);
+    fprintf(stderr, " view_src=%p offs=%zu src=%p,%p,%p\n", (void *)t->view_src, t->view_offs, (void *)t->src[0],
+            (void *)t->src[1], (void *)t->src[2]);
+}
+
+/* Whether computing this context's tensors stays small enough for a fuzz iteration. */
+static bool small_enough(const ct_context *ctx) {
+    for (ct_tensor *t = ct_context_first_tensor(ctx); t; t = ct_context_next_tensor(ctx, t)) {
+        if (ct_nbytes(t) > MAX_TENSOR_BYTES) return false;
+        if (t->op == CT_OP_MUL_MAT && t->src[0]) {
+            double work = (double)ct_nelements(t) * (double)t->src[0]->ne[0];
+            if (work > MAX_MUL_MAT_WORK) return false;
+        }
+    }
+    return true;
+}
+
+static void compute(ct_backend *be, ct_graph *g, const char *name) {
+    bool all_supported = true, has_row_op = false;
+    for (int i = 0; i < ct_graph_n_nodes(g); i++) {
+        const ct_tensor *node = ct_graph_node(g, i);
+        all_supported = all_supported && ct_backend_supports_op(be, node);
+        has_row_op = has_row_op || node->op == CT_OP_GET_ROWS || node->op == CT_OP_SET_ROWS;
+    }
+    ct_status st = ct_backend_graph_compute(be, g);
+    n_computed++;
+    n_status[(unsigned)st % 8]++;
+    FUZZ_ASSERT(st == CT_OK || (st == CT_UNSUPPORTED && !all_supported) || (st == CT_INDEX_OUT_OF_RANGE && has_row_op),
+                "%s compute gave %s (all nodes supported: %d, row op: %d)", name, ct_status_str(st), all_supported,
+                has_row_op);
+    FUZZ_ASSERT(st != CT_OK || all_supported, "%s computed a graph with an unsupported node", name);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    reader rd = {data, size}, *r = &rd;
+    if (!cpu_backend) {
+        ct_log_set_level(CT_LOG_NONE);
+        verbose = getenv("CT_FUZZ_VERBOSE") != NULL;
+        if (getenv("CT_FUZZ_STATS")) atexit(print_stats);
+        if (ct_backend_init_by_name("CPU", "n_threads=2", &cpu_backend) != CT_OK) __builtin_trap();
+        if (ct_backend_init_by_name("REF", NULL, &ref_backend) != CT_OK) __builtin_trap();
+    }
+    uint8_t flags = u8(r);
+    n_inputs++;
+    uint64_t rng = 0x243F6A8885A308D3ull;
+    for (size_t i = 0; i < size; i++) rng = (rng ^ data[i]) * 0x100000001B3ull;
+
+    ct_context_params cp = {.mem_size = MAX_TENSORS * ct_tensor_overhead() + ct_graph_overhead(2 * MAX_TENSORS),
+                            .no_alloc = true};
+    ct_context *ctx = ct_context_new(cp);
+    if (!ctx) __builtin_trap();
+    ct_tensor *ts[MAX_TENSORS];
+    int n = 0;
+
+    int n_leaves = 1 + u8(r) % MAX_LEAVES;
+    for (int i = 0; i < n_leaves; i++) {
+        ct_type type = pick_type(r);
+        int64_t bs = ct_type_block_size(type) > 0 ? ct_type_block_size(type) : 1;
+        int64_t ne[4];
+        for (int d = 0; d < 4; d++) ne[d] = pick_extent(r, d == 0 ? bs : 1);
+        int n_dims = 1 + u8(r) % 4;
+        ct_tensor *t = ct_tensor_new(ctx, type, n_dims, ne);
+        check_result(ctx, t, "ct_tensor_new");
+        describe(t, "ct_tensor_new");
+        if (t) ts[n++] = t;
+    }
+    int n_ops = u8(r) % (MAX_OPS + 1);
+    for (int i = 0; i < n_ops && r->n > 0 && n < MAX_TENSORS - 2; i++) {
+        const char *what = "?";
+        ct_clear_error();
+        ct_tensor *t = one_op(r, ctx, ts, n, &what);
+        check_result(ctx, t, what);
+        describe(t, what);
+        if (t) n_valid++;
+        else n_invalid++;
+        if (t) ts[n++] = t;
+    }
+    ct_graph *g = ct_graph_new(ctx, 2 * MAX_TENSORS);
+    FUZZ_ASSERT(g != NULL, "ct_graph_new");
+    for (int i = 0; i < n; i++) {
+        if (ts[i]->op == CT_OP_NONE) continue;
+        FUZZ_ASSERT(ct_graph_build_forward(g, ts[i]) == CT_OK, "ct_graph_build_forward");
+    }
+
+    if (ct_graph_n_nodes(g) > 0 && small_enough(ctx)) {
+        /* exact-size buffers, root by root, or one ct_context_alloc_tensors */
+        enum { MAX_BUFS = MAX_TENSORS };
+        ct_buffer *bufs[MAX_BUFS];
+        int n_bufs = 0;
+        ct_buffer_type *buft = ct_backend_buffer_type(cpu_backend);
+        bool ok = true;
+        if (flags & 1) {
+            ct_buffer *b = NULL;
+            FUZZ_ASSERT(ct_context_alloc_tensors(ctx, buft, &b) == CT_OK, "ct_context_alloc_tensors");
+            if (b) bufs[n_bufs++] = b;
+        } else {
+            for (ct_tensor *t = ct_context_first_tensor(ctx); t && ok; t = ct_context_next_tensor(ctx, t)) {
+                if (t->view_src) {
+                    FUZZ_ASSERT(ct_buffer_init_view(t) == CT_OK, "ct_buffer_init_view");
+                    continue;
+                }
+                size_t bytes = 0;
+                FUZZ_ASSERT(ct_buffer_type_alloc_size(buft, t, &bytes) == CT_OK, "alloc size");
+                ct_buffer *b = NULL;
+                FUZZ_ASSERT(ct_buffer_type_alloc(buft, bytes ? bytes : 1, &b) == CT_OK && b, "alloc %zu", bytes);
+                bufs[n_bufs++] = b;
+                FUZZ_ASSERT(ct_buffer_alloc_tensor(b, t, ct_buffer_base(b)) == CT_OK, "ct_buffer_alloc_tensor");
+            }
+        }
+        for (ct_tensor *t = ct_context_first_tensor(ctx); t; t = ct_context_next_tensor(ctx, t)) {
+            if (!t->view_src) fill(t, &rng);
+        }
+        FUZZ_ASSERT(ct_backend_cpu_set_n_threads(cpu_backend, 1 + (flags >> 1) % 3) == CT_OK, "n_threads");
+        compute(cpu_backend, g, "CPU");
+        if (flags & 0x10) compute(ref_backend, g, "REF");
+        /* read every result back: the get must stay inside the tensor too */
+        for (int i = 0; i < n; i++) {
+            size_t nbytes = ct_nbytes(ts[i]);
+            if (nbytes == 0 || !ts[i]->data) continue;
+            void *out = malloc(nbytes);
+            if (out) FUZZ_ASSERT(ct_tensor_get(ts[i], out, 0, nbytes) == CT_OK, "ct_tensor_get");
+            free(out);
+        }
+        for (int i = 0; i < n_bufs; i++) ct_buffer_free(bufs[i]);
+    }
+    ct_context_free(ctx);
+    return 0;
+}
