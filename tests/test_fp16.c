@@ -3,6 +3,9 @@
  * an exactly scaled double. */
 #include "testutil.h"
 
+#include "core/cpu_features.h"
+#include "types/types_internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -255,6 +258,72 @@ done:
     free(h2);
 }
 
+/* ---- AVX2+F16C rows against the portable rows ---- */
+
+/* Every half decoded, and floats around every half's rounding boundaries (the exact
+ * midpoints, one ulp either side), subnormals, NaN payloads and random bit patterns
+ * encoded: the dispatched rows must give the portable rows' bits. */
+static void test_avx2_rows(void) {
+    printf("AVX2+F16C %s\n", ct_cpu_has_avx2_f16c() ? "present: comparing with the portable rows" : "absent");
+    enum { NH = 65536, NF = 65536 * 4 + 4096 };
+    uint16_t *h = malloc(sizeof(uint16_t) * (NF + 1)), *ha = malloc(sizeof(uint16_t) * (NF + 1));
+    uint16_t *hb = malloc(sizeof(uint16_t) * (NF + 1));
+    float *f = malloc(sizeof(float) * (NF + 1)), *fa = malloc(sizeof(float) * (NF + 1));
+    float *fb = malloc(sizeof(float) * (NF + 1));
+    CHECK(h && ha && hb && f && fa && fb);
+    if (!h || !ha || !hb || !f || !fa || !fb) goto done;
+    for (int i = 0; i < NH; i++) h[i + 1] = (uint16_t)i;
+    for (int bf = 0; bf < 2; bf++) {
+        ct_status (*dec)(const uint16_t *, float *, int64_t) = bf ? ct_bf16_to_fp32_row : ct_fp16_to_fp32_row;
+        ct_types_force_portable(true);
+        CHECK(dec(h + 1, fa, NH) == CT_OK);
+        ct_types_force_portable(false);
+        CHECK(dec(h + 1, fb + 1, NH) == CT_OK); /* misaligned destination */
+        CHECK_MSG(memcmp(fa, fb + 1, sizeof(float) * NH) == 0, "%s decode: AVX2 and portable differ",
+                  bf ? "bf16" : "fp16");
+    }
+    /* encode inputs: for each half h (non-NaN), its value, the midpoint to the next half, and a ulp either side */
+    int64_t n = 0;
+    for (int i = 0; i < NH; i++) {
+        if ((i & 0x7FFF) >= 0x7C00) continue;
+        const float v = ct_fp16_to_fp32((uint16_t)i);
+        const float next = (i & 0x7FFF) == 0x7BFF ? (i & 0x8000 ? -65536.0f : 65536.0f)
+                                                  : ct_fp16_to_fp32((uint16_t)(i + 1));
+        const float mid = v + (next - v) * 0.5f;
+        f[1 + n++] = v;
+        f[1 + n++] = mid;
+        f[1 + n++] = nextafterf(mid, 0.0f);
+        f[1 + n++] = nextafterf(mid, 2.0f * mid);
+    }
+    while (n < NF) {
+        const uint32_t r = tu_rand_u32();
+        const int k = (int)tu_rand_below(4);
+        f[1 + n++] = tu_bits_f32(k == 0 ? r : k == 1 ? (r & 0x807FFFFFu) | 0x7F800000u /* inf, NaN payloads */
+                                 : k == 2 ? r & 0x807FFFFFu                           /* subnormals */
+                                          : (r & 0x87FFFFFFu) | 0x30000000u);         /* around fp16's range */
+    }
+    for (int bf = 0; bf < 2; bf++) {
+        ct_status (*enc)(const float *, uint16_t *, int64_t) = bf ? ct_fp32_to_bf16_row : ct_fp32_to_fp16_row;
+        ct_types_force_portable(true);
+        CHECK(enc(f + 1, ha, n) == CT_OK); /* misaligned source */
+        ct_types_force_portable(false);
+        CHECK(enc(f + 1, hb + 1, n) == CT_OK);
+        int64_t bad = -1;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (ha[i] != hb[1 + i]) bad = i;
+        CHECK_MSG(bad < 0, "%s encode: AVX2 and portable differ for %08x: %04x vs %04x", bf ? "bf16" : "fp16",
+                  bad < 0 ? 0u : tu_f32_bits(f[1 + bad]), bad < 0 ? 0u : ha[bad], bad < 0 ? 0u : hb[1 + bad]);
+    }
+done:
+    ct_types_force_portable(false);
+    free(h);
+    free(ha);
+    free(hb);
+    free(f);
+    free(fa);
+    free(fb);
+}
+
 int main(void) {
     tu_init("test_fp16");
     test_fp16_all_patterns();
@@ -263,5 +332,6 @@ int main(void) {
     test_fp16_random();
     test_bf16();
     test_rows();
+    test_avx2_rows();
     return tu_finish();
 }

@@ -6,6 +6,9 @@
  * with gguf and a float32 reference is tests/python/test_quant_gguf.py. */
 #include "testutil.h"
 
+#include "core/cpu_features.h"
+#include "types/types_internal.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -525,6 +528,116 @@ static void test_errors(void) {
     CHECK(!ct_type_can_quantize(CT_TYPE_Q8_1) && !ct_type_can_quantize(CT_TYPE_Q4_K));
 }
 
+/* ---------------------------------------------------------------------------
+ * The AVX2 kernels against the portable C code, byte for byte, on large rows of
+ * random blocks mixed with edge blocks: NaN with payloads and both signs, inf,
+ * subnormals and subnormal scales, signed zeros, exact ties, values one ulp off
+ * ties, all-NaN and near-zero blocks; misaligned source and destination.
+ * ------------------------------------------------------------------------- */
+static void edge_block(float *x, int kind) {
+    const float scale = kind % 3 == 0 ? 1.0f : kind % 3 == 1 ? 1e-38f : 3e37f;
+    for (int j = 0; j < QK; j++) x[j] = tu_rand_normal() * scale;
+    switch (kind % 11) {
+    case 0: /* NaN payloads, both signs, at random places */
+        for (int k = 0; k < 3; k++)
+            x[tu_rand_below(QK)] = tu_bits_f32(0x7F800001u | (tu_rand_u32() & 0x807FFFFFu));
+        break;
+    case 1: /* infinities; some blocks all of one sign (min or max never leaves its starting +-FLT_MAX) */
+        if (tu_rand_below(2)) {
+            const float inf = tu_rand_below(2) ? INFINITY : -INFINITY;
+            for (int j = 0; j < QK; j++) x[j] = inf;
+        } else {
+            x[tu_rand_below(QK)] = tu_rand_below(2) ? INFINITY : -INFINITY;
+        }
+        break;
+    case 2: /* signed zeros, some blocks all zero */
+        for (int j = 0; j < QK; j++)
+            if (tu_rand_below(2) || kind % 4 == 0) x[j] = tu_rand_below(2) ? 0.0f : -0.0f;
+        break;
+    case 3: /* Q8_0 ties: amax 127 gives id 1, so x*id is k + 0.5 exactly, or one ulp off */
+        for (int j = 0; j < QK; j++) {
+            const float t = (float)(tu_rand_below(253) - 126) + 0.5f;
+            x[j] = tu_rand_below(3) == 0 ? nextafterf(t, tu_rand_below(2) ? 1e9f : -1e9f) : t;
+        }
+        x[tu_rand_below(QK)] = tu_rand_below(2) ? 127.0f : -127.0f;
+        x[tu_rand_below(QK)] = 0.49999997f;
+        break;
+    case 4: /* Q4_x ties: small integers and halves against max 8 or 16 */
+        for (int j = 0; j < QK; j++) x[j] = (float)(tu_rand_below(33) - 16) * 0.5f;
+        break;
+    case 5: for (int j = 0; j < QK; j++) x[j] = tu_bits_f32(tu_rand_u32()); break;
+    case 6: for (int j = 0; j < QK; j++) x[j] = tu_bits_f32(tu_rand_u32() & 0x807FFFFFu); break; /* subnormals */
+    case 7: for (int j = 0; j < QK; j++) x[j] = tu_bits_f32(0x7FC00000u | tu_rand_u32()); break; /* all NaN */
+    case 8: for (int j = 0; j < QK; j++) x[j] = tu_rand_normal() * 1e-16f; break; /* IQ4_NL near zero */
+    case 9: x[tu_rand_below(QK)] = FLT_MAX; x[tu_rand_below(QK)] = -FLT_MAX; break; /* max - min overflows */
+    default: { /* repeated |max| with both signs: the first one wins */
+        const float m = tu_rand_uniform(0.5f, 4.0f);
+        x[tu_rand_below(QK)] = -m;
+        x[tu_rand_below(QK)] = m;
+        x[tu_rand_below(QK)] = -m;
+    } break;
+    }
+}
+
+static void test_avx2_matches_portable(void) {
+    printf("AVX2+F16C %s\n", ct_cpu_has_avx2_f16c() ? "present: comparing with the portable path" : "absent");
+    enum { NB = 1021, N = NB * QK };
+    float *x = malloc(sizeof(float) * (N + 1));
+    uint8_t *a = malloc(N * 4 + 8), *b = malloc(N * 4 + 8);
+    float *fa = malloc(sizeof(float) * (N + 1)), *fb = malloc(sizeof(float) * (N + 1));
+    CHECK(x && a && b && fa && fb);
+    if (!x || !a || !b || !fa || !fb) goto done;
+    static const ct_type qt[] = {CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_Q8_0, CT_TYPE_Q4_0,
+                                 CT_TYPE_Q4_1, CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL};
+    for (int rep = 0; rep < 2; rep++) {
+        float *xs = x + rep; /* misaligned source on the second pass */
+        for (int i = 0; i < NB; i++) {
+            if (tu_rand_below(3) == 0) edge_block(xs + i * QK, (int)tu_rand_below(33));
+            else random_block(xs + i * QK, (int)tu_rand_below(40));
+        }
+        for (size_t t = 0; t < ARRAY_LEN(qt); t++) {
+            const size_t bytes = (size_t)N / (size_t)ct_type_block_size(qt[t]) * ct_type_size(qt[t]);
+            memset(a, 0xA5, N * 4 + 8);
+            memset(b, 0x5A, N * 4 + 8);
+            ct_types_force_portable(true);
+            CHECK(ct_quantize_row(qt[t], xs, a + 1 + rep, N) == CT_OK);
+            ct_types_force_portable(false);
+            CHECK(ct_quantize_row(qt[t], xs, b + 1 + rep, N) == CT_OK);
+            int bad = -1;
+            for (size_t k = 0; k < bytes && bad < 0; k++)
+                if (a[1 + rep + k] != b[1 + rep + k]) bad = (int)k;
+            CHECK_MSG(bad < 0, "%s: AVX2 and portable bytes differ at byte %d", ct_type_name(qt[t]), bad);
+            if (bad >= 0) {
+                const size_t bs = ct_type_size(qt[t]), blk = (size_t)bad / bs;
+                print_block("portable", a + 1 + rep + blk * bs, bs);
+                print_block("avx2", b + 1 + rep + blk * bs, bs);
+            }
+            CHECK(a[0] == 0xA5 && a[1 + rep + bytes] == 0xA5 && b[1 + rep + bytes] == 0x5A);
+        }
+    }
+    /* dequantizers on random bytes (NaN and inf scales included), misaligned source */
+    static const ct_type dt[] = {CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_Q8_0, CT_TYPE_Q4_0, CT_TYPE_Q4_1, CT_TYPE_Q5_0,
+                                 CT_TYPE_Q5_1, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q6_K, CT_TYPE_Q2_K};
+    for (size_t t = 0; t < ARRAY_LEN(dt); t++) {
+        const int64_t n = 256 * 61;
+        const size_t bytes = (size_t)n / (size_t)ct_type_block_size(dt[t]) * ct_type_size(dt[t]);
+        tu_fill_bytes(a, bytes + 1);
+        ct_types_force_portable(true);
+        CHECK(ct_dequantize_row(dt[t], a + 1, fa, n) == CT_OK);
+        ct_types_force_portable(false);
+        CHECK(ct_dequantize_row(dt[t], a + 1, fb, n) == CT_OK);
+        CHECK_MSG(memcmp(fa, fb, sizeof(float) * (size_t)n) == 0, "%s: AVX2 and portable floats differ",
+                  ct_type_name(dt[t]));
+    }
+done:
+    ct_types_force_portable(false);
+    free(x);
+    free(a);
+    free(b);
+    free(fa);
+    free(fb);
+}
+
 int main(void) {
     tu_init("test_quantize");
     test_iq4nl_naive();
@@ -535,5 +648,6 @@ int main(void) {
     test_nonfinite();
     test_plain();
     test_errors();
+    test_avx2_matches_portable();
     return tu_finish();
 }

@@ -389,6 +389,16 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
         const ct_dequantize_fn deq = ct_get_dequantize_fn(st);
         for (int64_t pos = u0 * q; pos < e1;) {
             const int64_t n = min64(min64(walk_left_in_row(&s), e1 - pos), TMP_FLOATS);
+            char *dp = walk_ptr(&d);
+            if (dt == CT_TYPE_F32 && d.nb[0] == sizeof(float) && walk_left_in_row(&d) >= n &&
+                (uintptr_t)dp % _Alignof(float) == 0) {
+                /* straight into a packed F32 run, without the pass through tmp */
+                dequantize_blocks(deq, st, walk_ptr(&s), s.nb[0], (float *)(void *)dp, n);
+                walk_advance(&d, n);
+                walk_advance(&s, n);
+                pos += n;
+                continue;
+            }
             dequantize_blocks(deq, st, walk_ptr(&s), s.nb[0], tmp, n);
             for (int64_t k = 0; k < n;) {
                 const int64_t m = min64(n - k, walk_left_in_row(&d));

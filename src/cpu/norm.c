@@ -1,6 +1,7 @@
 /* NORM, RMS_NORM, L2_NORM, GROUP_NORM on F32 rows, with the CPU reference's
  * arithmetic: double sums of floats (of float products), float scale. */
 #include "cpu/cpu_ops.h"
+#include "types/types_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -58,11 +59,65 @@ static inline void shift_scale(const char *x, size_t sx, float c, float scale, c
     }
 }
 
-static double row_sum(const char *x, size_t sx, float c, bool square, int64_t n) {
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2 1
+
+/* lane_sum on packed rows with the eight double lanes in two registers: lane k still
+ * adds elements k, k+8, ... in order, so the result is lane_sum's to the bit. */
+__attribute__((target("avx2"))) static double lane_sum_avx2(const float *x, float c, bool square, int64_t n,
+                                                         const char *next) {
+    __m256d a0 = _mm256_setzero_pd(), a1 = _mm256_setzero_pd();
+    const __m256 vc = _mm256_set1_ps(c);
+    int64_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        if (next && i % 16 == 0) __builtin_prefetch(next + i * 4);
+        __m256 v = _mm256_sub_ps(_mm256_loadu_ps(x + i), vc);
+        if (square) v = _mm256_mul_ps(v, v);
+        a0 = _mm256_add_pd(a0, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+        a1 = _mm256_add_pd(a1, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    }
+    double acc[LANES];
+    _mm256_storeu_pd(acc, a0);
+    _mm256_storeu_pd(acc + 4, a1);
+    for (int k = 0; i < n; i++, k++) {
+        const float v = x[i] - c;
+        acc[k] += square ? (double)(v * v) : (double)v;
+    }
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+__attribute__((target("avx2"))) static void shift_scale_avx2(const float *x, float c, float scale, float *y,
+                                                             int64_t n) {
+    const __m256 vc = _mm256_set1_ps(c), vs = _mm256_set1_ps(scale);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
+    for (; i < n; i++) y[i] = (x[i] - c) * scale;
+}
+#endif
+
+/* Packed rows of aligned floats take the AVX2 loops where the CPU has them (same bits). */
+static bool packed_f32(const char *x, size_t sx) { return sx == sizeof(float) && (uintptr_t)x % _Alignof(float) == 0; }
+
+/* next: a packed row of n floats to prefetch meanwhile (NORM's second pass runs from cache
+ * and would otherwise leave the memory idle), or NULL. */
+static double row_sum(const char *x, size_t sx, float c, bool square, int64_t n, const char *next) {
+#ifdef HAVE_AVX2
+    if (packed_f32(x, sx) && ct_types_use_avx2())
+        return lane_sum_avx2((const float *)(const void *)x, c, square, n, next);
+#else
+    (void)next;
+#endif
     return sx == sizeof(float) ? lane_sum(x, sizeof(float), c, square, n) : lane_sum(x, sx, c, square, n);
 }
 
 static void row_shift_scale(const char *x, size_t sx, float c, float scale, char *y, size_t sy, int64_t n) {
+#ifdef HAVE_AVX2
+    if (packed_f32(x, sx) && packed_f32(y, sy) && ct_types_use_avx2()) {
+        shift_scale_avx2((const float *)(const void *)x, c, scale, (float *)(void *)y, n);
+        return;
+    }
+#endif
     if (sx == sizeof(float) && sy == sizeof(float)) shift_scale(x, sizeof(float), c, scale, y, sizeof(float), n);
     else shift_scale(x, sx, c, scale, y, sy, n);
 }
@@ -95,13 +150,13 @@ static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
         double sum = 0.0;
         for (int64_t i02 = c0; i02 < c1; i02++)
             for (int64_t i01 = 0; i01 < ne01; i01++)
-                sum += row_sum(x3 + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2], nb00, 0.0f, false, ne00);
+                sum += row_sum(x3 + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2], nb00, 0.0f, false, ne00, NULL);
         const float mean = (float)(sum / count);
 
         double sum2 = 0.0;
         for (int64_t i02 = c0; i02 < c1; i02++)
             for (int64_t i01 = 0; i01 < ne01; i01++)
-                sum2 += row_sum(x3 + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2], nb00, mean, true, ne00);
+                sum2 += row_sum(x3 + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2], nb00, mean, true, ne00, NULL);
         const float variance = (float)(sum2 / count);
         const float scale = 1.0f / sqrtf(variance + eps);
 
@@ -132,14 +187,16 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
         const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
         char *y = (char *)dst->data + (size_t)i01 * nb1 + (size_t)i02 * nb2 + (size_t)i03 * nb3;
         if (op == CT_OP_NORM) {
-            const float mean = (float)(row_sum(x, nb00, 0.0f, false, ne00) / (double)ne00);
-            const float variance = (float)(row_sum(x, nb00, mean, true, ne00) / (double)ne00);
+            /* the next row of this thread, when rows are packed one after another */
+            const char *next = r + 1 < r1 && i01 + 1 < ne01 && nb00 == sizeof(float) ? x + nb01 : NULL;
+            const float mean = (float)(row_sum(x, nb00, 0.0f, false, ne00, NULL) / (double)ne00);
+            const float variance = (float)(row_sum(x, nb00, mean, true, ne00, next) / (double)ne00);
             row_shift_scale(x, nb00, mean, 1.0f / sqrtf(variance + eps), y, nb0, ne00);
         } else if (op == CT_OP_RMS_NORM) {
-            const float mean = (float)(row_sum(x, nb00, 0.0f, true, ne00) / (double)ne00);
+            const float mean = (float)(row_sum(x, nb00, 0.0f, true, ne00, NULL) / (double)ne00);
             row_shift_scale(x, nb00, 0.0f, 1.0f / sqrtf(mean + eps), y, nb0, ne00);
         } else {
-            const float s = (float)row_sum(x, nb00, 0.0f, true, ne00);
+            const float s = (float)row_sum(x, nb00, 0.0f, true, ne00, NULL);
             row_shift_scale(x, nb00, 0.0f, 1.0f / fmaxf(sqrtf(s), eps), y, nb0, ne00);
         }
         if (++i01 == ne01) {

@@ -19,7 +19,7 @@ bool ct_cpu_set_rows_supported(const ct_tensor *op) {
         return false;
     if (ct_is_empty(b)) return true; /* nothing is read or written */
     if (c->ne[1] <= 0 || c->ne[2] <= 0 || b->ne[2] % c->ne[1] != 0 || b->ne[3] % c->ne[2] != 0) return false;
-    /* Each row is quantized in place by ct_quantize_row: whole blocks, packed along dim 0. */
+    /* Each row is quantized in place by the row quantizer: whole blocks, packed along dim 0. */
     const int64_t blck = ct_type_block_size(op->type);
     return op->ne[0] % blck == 0 && ct_is_contiguous_rows(op);
 }
@@ -86,7 +86,7 @@ static inline float load_f32(ct_type stype, const char *p) {
     return v;
 }
 
-/* Plain destinations, short or strided rows: the quantizer's per-element conversion, inline. */
+/* Plain destinations of strided rows: the quantizer's per-element conversion, inline. */
 #define PLAIN_ROW(DTYPE, EXPR)                                                                            \
     do {                                                                                                  \
         for (int64_t i = 0; i < n; i++) {                                                                 \
@@ -96,34 +96,31 @@ static inline float load_f32(ct_type stype, const char *p) {
         }                                                                                                 \
     } while (0)
 
-/* F16 rows into plain destinations: typed restrict loops, which the compiler vectorizes. */
-static void f16_to_f32(const ct_fp16 *restrict s, float *restrict d, int64_t n) {
-    for (int64_t i = 0; i < n; i++) d[i] = ct_fp16_to_fp32_inline(s[i]);
-}
-static void f16_to_f16(const ct_fp16 *restrict s, ct_fp16 *restrict d, int64_t n) {
-    for (int64_t i = 0; i < n; i++) d[i] = ct_fp32_to_fp16_inline(ct_fp16_to_fp32_inline(s[i]));
-}
-static void f16_to_bf16(const ct_fp16 *restrict s, ct_bf16 *restrict d, int64_t n) {
-    for (int64_t i = 0; i < n; i++) d[i] = ct_fp32_to_bf16_inline(ct_fp16_to_fp32_inline(s[i]));
-}
-
 static bool aligned(const void *p, size_t a) { return (uintptr_t)p % a == 0; }
 
-/* Writes one converted source row. Block formats quantize every block on its own, so
- * quantizing the row chunk by chunk gives the bytes of one ct_quantize_row over it. */
+/* Writes one converted source row with the types layer's unchecked (SIMD) row functions.
+ * Block formats quantize every block on its own, so quantizing the row chunk by chunk
+ * gives the bytes of one ct_quantize_row over it. */
 static void write_row(ct_type dtype, ct_type stype, const char *src, size_t nb00, char *out, int64_t n,
                       float *tmp) {
-    const bool plain = ct_type_block_size(dtype) == 1;
-    if (stype == CT_TYPE_F32 && nb00 == sizeof(float) && aligned(src, _Alignof(float)) && (!plain || n >= 32)) {
-        (void)ct_quantize_row(dtype, (const float *)(const void *)src, out, n);
+    const ct_quantize_fn quant = ct_get_quantize_fn(dtype);
+    if (stype == CT_TYPE_F32 && nb00 == sizeof(float) && aligned(src, _Alignof(float))) {
+        quant((const float *)(const void *)src, out, n);
         return;
     }
-    if (stype == CT_TYPE_F16 && nb00 == sizeof(ct_fp16) && aligned(src, _Alignof(ct_fp16)) && plain && n >= 32 &&
-        aligned(out, ct_type_size(dtype))) {
-        const ct_fp16 *h = (const ct_fp16 *)(const void *)src;
-        if (dtype == CT_TYPE_F32) f16_to_f32(h, (float *)(void *)out, n);
-        else if (dtype == CT_TYPE_F16) f16_to_f16(h, (ct_fp16 *)(void *)out, n);
-        else f16_to_bf16(h, (ct_bf16 *)(void *)out, n);
+    if (stype == CT_TYPE_F16 && nb00 == sizeof(ct_fp16)) {
+        const ct_dequantize_fn f16 = ct_get_dequantize_fn(CT_TYPE_F16);
+        if (dtype == CT_TYPE_F32 && aligned(out, _Alignof(float))) {
+            f16(src, (float *)(void *)out, n);
+            return;
+        }
+        const int64_t blck = ct_type_block_size(dtype);
+        const size_t ts = ct_type_size(dtype);
+        for (int64_t i0 = 0; i0 < n; i0 += TMP_FLOATS) {
+            const int64_t m = n - i0 < TMP_FLOATS ? n - i0 : TMP_FLOATS;
+            f16(src + (size_t)i0 * sizeof(ct_fp16), tmp, m);
+            quant(tmp, out + (size_t)(i0 / blck) * ts, m);
+        }
         return;
     }
     switch (dtype) {
@@ -138,7 +135,7 @@ static void write_row(ct_type dtype, ct_type stype, const char *src, size_t nb00
         const int64_t m = n - i0 < TMP_FLOATS ? n - i0 : TMP_FLOATS;
         const char *s = src + (size_t)i0 * nb00;
         for (int64_t i = 0; i < m; i++) tmp[i] = load_f32(stype, s + (size_t)i * nb00);
-        (void)ct_quantize_row(dtype, tmp, out + (size_t)(i0 / blck) * ts, m);
+        quant(tmp, out + (size_t)(i0 / blck) * ts, m);
     }
 }
 

@@ -121,7 +121,7 @@ void ct_dequantize_row_iq4_nl(const void *restrict src, float *restrict y, int64
     }
 }
 
-ct_dequantize_fn ct_get_dequantize_fn(ct_type type) {
+static ct_dequantize_fn portable_fn(ct_type type) {
     switch (type) {
     case CT_TYPE_F32: return ct_dequantize_row_f32;
     case CT_TYPE_F16: return ct_dequantize_row_f16;
@@ -141,6 +141,14 @@ ct_dequantize_fn ct_get_dequantize_fn(ct_type type) {
     case CT_TYPE_IQ4_XS: return ct_dequantize_row_iq4_xs;
     default: return NULL;
     }
+}
+
+ct_dequantize_fn ct_get_dequantize_fn(ct_type type) {
+    if (ct_types_use_avx2()) {
+        const ct_dequantize_fn fn = ct_dequantize_fn_avx2(type);
+        if (fn) return fn;
+    }
+    return portable_fn(type);
 }
 
 bool ct_type_can_dequantize(ct_type type) { return ct_get_dequantize_fn(type) != NULL; }

@@ -28,6 +28,11 @@ static ct_status check_row(const char *func, const void *src, const void *dst, i
 ct_status ct_fp32_to_fp16_row(const float *src, ct_fp16 *dst, int64_t n) {
     ct_status st = check_row("ct_fp32_to_fp16_row", src, dst, n);
     if (st != CT_OK) return st;
+    const ct_quantize_fn fast = ct_types_use_avx2() ? ct_quantize_fn_avx2(CT_TYPE_F16) : NULL;
+    if (fast) {
+        fast(src, dst, n);
+        return CT_OK;
+    }
     const float *restrict s = src;
     ct_fp16 *restrict d = dst;
     ROW_LOOP(ct_fp32_to_fp16_inline);
@@ -37,6 +42,11 @@ ct_status ct_fp32_to_fp16_row(const float *src, ct_fp16 *dst, int64_t n) {
 ct_status ct_fp16_to_fp32_row(const ct_fp16 *src, float *dst, int64_t n) {
     ct_status st = check_row("ct_fp16_to_fp32_row", src, dst, n);
     if (st != CT_OK) return st;
+    const ct_dequantize_fn fast = ct_types_use_avx2() ? ct_dequantize_fn_avx2(CT_TYPE_F16) : NULL;
+    if (fast) {
+        fast(src, dst, n);
+        return CT_OK;
+    }
     const ct_fp16 *restrict s = src;
     float *restrict d = dst;
     ROW_LOOP(ct_fp16_to_fp32_inline);
@@ -46,6 +56,11 @@ ct_status ct_fp16_to_fp32_row(const ct_fp16 *src, float *dst, int64_t n) {
 ct_status ct_fp32_to_bf16_row(const float *src, ct_bf16 *dst, int64_t n) {
     ct_status st = check_row("ct_fp32_to_bf16_row", src, dst, n);
     if (st != CT_OK) return st;
+    const ct_quantize_fn fast = ct_types_use_avx2() ? ct_quantize_fn_avx2(CT_TYPE_BF16) : NULL;
+    if (fast) {
+        fast(src, dst, n);
+        return CT_OK;
+    }
     const float *restrict s = src;
     ct_bf16 *restrict d = dst;
     ROW_LOOP(ct_fp32_to_bf16_inline);
@@ -55,6 +70,11 @@ ct_status ct_fp32_to_bf16_row(const float *src, ct_bf16 *dst, int64_t n) {
 ct_status ct_bf16_to_fp32_row(const ct_bf16 *src, float *dst, int64_t n) {
     ct_status st = check_row("ct_bf16_to_fp32_row", src, dst, n);
     if (st != CT_OK) return st;
+    const ct_dequantize_fn fast = ct_types_use_avx2() ? ct_dequantize_fn_avx2(CT_TYPE_BF16) : NULL;
+    if (fast) {
+        fast(src, dst, n);
+        return CT_OK;
+    }
     const ct_bf16 *restrict s = src;
     float *restrict d = dst;
     ROW_LOOP(ct_bf16_to_fp32_inline);

@@ -2,11 +2,13 @@
  * §3.6), bit for bit: every product and sum is its own float rounding (the
  * library is built with -ffp-contract=off), in ggml's order. docs/QUANTIZATION.md
  * lists the few places where ctensor pins down what ggml leaves undefined. */
+#include "core/cpu_features.h"
 #include "core/internal.h"
 #include "types/types_internal.h"
 
 #include <float.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* ggml's GROUP_MAX_EPS: IQ4_NL blocks with max |x| below it are all zero. */
@@ -41,7 +43,9 @@ static inline uint8_t trunc_int8_min(float v, int hi) {
     return (uint8_t)(i < hi ? i : hi);
 }
 
-static void quantize_q8_0(const float *restrict x, block_q8_0 *restrict y, int64_t nb) {
+static void quantize_q8_0(const float *restrict x, void *restrict vy, int64_t n) {
+    block_q8_0 *y = vy;
+    const int64_t nb = n / CT_QK8_0;
     for (int64_t i = 0; i < nb; i++, x += CT_QK8_0) {
         float amax = 0.0f;
         for (int j = 0; j < CT_QK8_0; j++) {
@@ -70,7 +74,9 @@ static inline float signed_absmax(const float *x) {
     return max;
 }
 
-static void quantize_q4_0(const float *restrict x, block_q4_0 *restrict y, int64_t nb) {
+static void quantize_q4_0(const float *restrict x, void *restrict vy, int64_t n) {
+    block_q4_0 *y = vy;
+    const int64_t nb = n / CT_QK4_0;
     for (int64_t i = 0; i < nb; i++, x += CT_QK4_0) {
         const float d = signed_absmax(x) / -8; /* an all-zero block gives d = -0.0, as in ggml */
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -85,7 +91,9 @@ static void quantize_q4_0(const float *restrict x, block_q4_0 *restrict y, int64
     }
 }
 
-static void quantize_q5_0(const float *restrict x, block_q5_0 *restrict y, int64_t nb) {
+static void quantize_q5_0(const float *restrict x, void *restrict vy, int64_t n) {
+    block_q5_0 *y = vy;
+    const int64_t nb = n / CT_QK5_0;
     for (int64_t i = 0; i < nb; i++, x += CT_QK5_0) {
         const float d = signed_absmax(x) / -16;
         const float id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -115,7 +123,9 @@ static inline void block_min_max(const float *x, float *min_out, float *max_out)
     *max_out = max;
 }
 
-static void quantize_q4_1(const float *restrict x, block_q4_1 *restrict y, int64_t nb) {
+static void quantize_q4_1(const float *restrict x, void *restrict vy, int64_t n) {
+    block_q4_1 *y = vy;
+    const int64_t nb = n / CT_QK4_1;
     for (int64_t i = 0; i < nb; i++, x += CT_QK4_1) {
         float min, max;
         block_min_max(x, &min, &max);
@@ -133,7 +143,9 @@ static void quantize_q4_1(const float *restrict x, block_q4_1 *restrict y, int64
     }
 }
 
-static void quantize_q5_1(const float *restrict x, block_q5_1 *restrict y, int64_t nb) {
+static void quantize_q5_1(const float *restrict x, void *restrict vy, int64_t n) {
+    block_q5_1 *y = vy;
+    const int64_t nb = n / CT_QK5_1;
     for (int64_t i = 0; i < nb; i++, x += CT_QK5_1) {
         float min, max;
         block_min_max(x, &min, &max);
@@ -178,7 +190,9 @@ static inline void iq4nl_best_index(const float *a, uint8_t *L) {
  * search). With max |x| >= 1e-15 the largest element alone adds x^2*127^2 >= 1.6e-26
  * to sumq2, so sumq2 > 0 unless the input holds NaN or inf; those reach sumqx/sumq2
  * exactly as in ggml. */
-static void quantize_iq4_nl(const float *restrict x, block_iq4_nl *restrict y, int64_t nb) {
+static void quantize_iq4_nl(const float *restrict x, void *restrict vy, int64_t n) {
+    block_iq4_nl *y = vy;
+    const int64_t nb = n / CT_QK4_NL;
     for (int64_t i = 0; i < nb; i++, x += CT_QK4_NL) {
         float amax = 0.0f, max = 0.0f;
         for (int j = 0; j < CT_QK4_NL; j++) {
@@ -244,6 +258,39 @@ static void quantize_bf16(const float *restrict x, void *restrict y, int64_t n) 
     HALF_ROW(ct_fp32_to_bf16_inline)
 }
 
+static ct_quantize_fn portable_fn(ct_type type) {
+    switch (type) {
+    case CT_TYPE_F32: return quantize_f32;
+    case CT_TYPE_F16: return quantize_f16;
+    case CT_TYPE_BF16: return quantize_bf16;
+    case CT_TYPE_Q8_0: return quantize_q8_0;
+    case CT_TYPE_Q4_0: return quantize_q4_0;
+    case CT_TYPE_Q4_1: return quantize_q4_1;
+    case CT_TYPE_Q5_0: return quantize_q5_0;
+    case CT_TYPE_Q5_1: return quantize_q5_1;
+    case CT_TYPE_IQ4_NL: return quantize_iq4_nl;
+    default: return NULL;
+    }
+}
+
+static atomic_bool force_portable;
+
+void ct_types_force_portable(bool portable) {
+    atomic_store_explicit(&force_portable, portable, memory_order_relaxed);
+}
+
+bool ct_types_use_avx2(void) {
+    return !atomic_load_explicit(&force_portable, memory_order_relaxed) && ct_cpu_has_avx2_f16c();
+}
+
+ct_quantize_fn ct_get_quantize_fn(ct_type type) {
+    if (ct_types_use_avx2()) {
+        const ct_quantize_fn fn = ct_quantize_fn_avx2(type);
+        if (fn) return fn;
+    }
+    return portable_fn(type);
+}
+
 bool ct_type_can_quantize(ct_type type) {
     switch (type) {
     case CT_TYPE_F32:
@@ -288,18 +335,6 @@ ct_status ct_quantize_row(ct_type type, const float *src, void *dst, int64_t n) 
         return ct_fail(CT_INVALID_ARGUMENT, "ct_quantize_row: %s is NULL (type %s, n=%lld)",
                        src == NULL ? "src" : "dst", name, (long long)n);
     }
-    const int64_t nb = n / blck;
-    switch (type) {
-    case CT_TYPE_F32: quantize_f32(src, dst, n); break;
-    case CT_TYPE_F16: quantize_f16(src, dst, n); break;
-    case CT_TYPE_BF16: quantize_bf16(src, dst, n); break;
-    case CT_TYPE_Q8_0: quantize_q8_0(src, dst, nb); break;
-    case CT_TYPE_Q4_0: quantize_q4_0(src, dst, nb); break;
-    case CT_TYPE_Q4_1: quantize_q4_1(src, dst, nb); break;
-    case CT_TYPE_Q5_0: quantize_q5_0(src, dst, nb); break;
-    case CT_TYPE_Q5_1: quantize_q5_1(src, dst, nb); break;
-    case CT_TYPE_IQ4_NL: quantize_iq4_nl(src, dst, nb); break;
-    default: break; /* excluded by ct_type_can_quantize */
-    }
+    ct_get_quantize_fn(type)(src, dst, n);
     return CT_OK;
 }

@@ -15,30 +15,6 @@
 #  define CT_PACKED __attribute__((packed))
 #else
 #  define CT_PACKED
-/* Unchecked dequantizers, one per type, for the CPU backend's inner loops:
- * n elements (a whole number of blocks, n >= 0), src and dst not overlapping.
- * ct_dequantize_row checks its arguments and calls these. */
-typedef void (*ct_dequantize_fn)(const void *restrict src, float *restrict dst, int64_t n);
-/* NULL when ct_type_can_dequantize(type) is false. */
-ct_dequantize_fn ct_get_dequantize_fn(ct_type type);
-
-void ct_dequantize_row_f32(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_f16(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_bf16(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q4_0(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q4_1(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q5_0(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q5_1(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q8_0(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_iq4_nl(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q2_K(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q3_K(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q4_K(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q5_K(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q6_K(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_q8_K(const void *restrict src, float *restrict dst, int64_t n);
-void ct_dequantize_row_iq4_xs(const void *restrict src, float *restrict dst, int64_t n);
-
 #endif
 
 #define CT_QK4_0 32
@@ -230,5 +206,24 @@ void ct_dequantize_row_q5_K(const void *restrict src, float *restrict dst, int64
 void ct_dequantize_row_q6_K(const void *restrict src, float *restrict dst, int64_t n);
 void ct_dequantize_row_q8_K(const void *restrict src, float *restrict dst, int64_t n);
 void ct_dequantize_row_iq4_xs(const void *restrict src, float *restrict dst, int64_t n);
+
+/* Unchecked quantizers, one per type with ct_type_can_quantize: n floats (a whole
+ * number of blocks, n >= 0) into dst at any alignment, src and dst not overlapping.
+ * ct_quantize_row checks its arguments and calls these. NULL for other types. */
+typedef void (*ct_quantize_fn)(const float *restrict src, void *restrict dst, int64_t n);
+ct_quantize_fn ct_get_quantize_fn(ct_type type);
+
+/* Run-time dispatch: ct_get_quantize_fn, ct_get_dequantize_fn and the fp16/bf16 row
+ * functions use the AVX2+F16C kernels of convert_avx2.c where the CPU has them. Both
+ * paths give the same bytes; the test hook forces the portable C code (true) or
+ * returns to the automatic choice (false). */
+void ct_types_force_portable(bool portable);
+bool ct_types_use_avx2(void);
+
+/* The AVX2 kernels; NULL where the build has none or the type has no AVX2 kernel.
+ * They do not check the CPU: callers go through ct_types_use_avx2. */
+ct_quantize_fn ct_quantize_fn_avx2(ct_type type);
+ct_dequantize_fn ct_dequantize_fn_avx2(ct_type type);
+
 
 #endif
