@@ -2,7 +2,8 @@
  * device and mapped buffers (views across max_size), the kernel library and
  * its disk cache (corrupt entries, an unwritable directory, build errors),
  * graph compute with the error flag and the abort callback, and many threads
- * creating backends at once. Exits 77 (skipped) without an OpenCL device. */
+ * creating backends at once; without an OpenCL library or platform, zero
+ * devices and a working CPU backend. Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
 #include "ctensor-backend-impl.h"
@@ -675,9 +676,75 @@ static void test_no_platform(void) {
     rmdir(vendors);
 }
 
+/* ---- no OpenCL library: zero devices, the CPU carries on (a child process) ------ */
+
+static char no_library_log[512];
+
+static void no_library_log_cb(ct_log_level level, const char *msg, void *data) {
+    CT_UNUSED(data);
+    if (level == CT_LOG_INFO && strstr(msg, "opencl: no OpenCL library")) {
+        snprintf(no_library_log, sizeof no_library_log, "%s", msg);
+    }
+}
+
+/* Exit codes name the first thing that went wrong (the parent prints them). */
+static int child_no_library(void) {
+    ct_log_set_level(CT_LOG_INFO);
+    ct_log_set_callback(no_library_log_cb, NULL);
+    ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
+    if (!reg) reg = ct_backend_opencl_reg();
+    if (!reg || strcmp(ct_backend_reg_name(reg), "OpenCL") != 0) return 2;
+    if (ct_backend_reg_dev_count(reg) != 0) return 3;
+    if (ct_backend_reg_dev_get(reg, 0) != NULL) return 4;
+    if (ct_cl_load() || ct_cl.GetPlatformIDs != NULL) return 5;
+    /* One line naming the library that was tried. */
+    if (!strstr(no_library_log, "tried /nonexistent/libOpenCL.so.1, from CT_OPENCL_LIBRARY")) return 10;
+    printf("  %s\n", no_library_log);
+
+    /* sum_rows of [1..8] x 2 rows on the CPU backend. */
+    ct_backend *cpu = NULL;
+    if (ct_backend_cpu_init(&cpu) != CT_OK) return 6;
+    ct_context *ctx = new_ctx();
+    ct_buffer *buf = NULL;
+    int rc = 7;
+    ct_tensor *a = ctx ? ct_tensor_new_2d(ctx, CT_TYPE_F32, 4, 2) : NULL;
+    ct_tensor *s = a ? ct_sum_rows(ctx, a) : NULL;
+    ct_graph *g = s ? ct_graph_new(ctx, 8) : NULL;
+    if (g && ct_graph_build_forward(g, s) == CT_OK &&
+        ct_context_alloc_tensors(ctx, ct_backend_buffer_type(cpu), &buf) == CT_OK) {
+        float x[8], y[2] = {0, 0};
+        for (int i = 0; i < 8; i++) x[i] = (float)(i + 1);
+        rc = ct_tensor_set(a, x, 0, sizeof x) == CT_OK && ct_backend_graph_compute(cpu, g) == CT_OK &&
+                     ct_tensor_get(s, y, 0, sizeof y) == CT_OK && y[0] == 10.0f && y[1] == 26.0f
+                 ? 0
+                 : 8;
+    }
+    if (rc) fprintf(stderr, "no-library child: %s\n", ct_last_error());
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+    ct_backend_free(cpu);
+    return rc;
+}
+
+static void test_no_library(void) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("CT_OPENCL_LIBRARY", "/nonexistent/libOpenCL.so.1", 1);
+        execl("/proc/self/exe", "test_opencl", "--no-library", (char *)NULL);
+        _exit(9);
+    }
+    int status = 0;
+    CHECK(pid > 0 && waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "no-library child: exit status %d",
+              WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+}
+
 int main(int argc, char **argv) {
     if (argc > 1 && strcmp(argv[1], "--no-platform") == 0) return child_no_platform();
+    if (argc > 1 && strcmp(argv[1], "--no-library") == 0) return child_no_library();
     tu_init("test_opencl");
+    /* First: it needs no OpenCL device, so it runs where the rest is skipped. */
+    test_no_library();
 
     /* Before the registry initializes: a small max_size, a fresh cache. */
     snprintf(cache_dir, sizeof cache_dir, "/tmp/ct_opencl_test_XXXXXX");
@@ -697,7 +764,7 @@ int main(int argc, char **argv) {
     if (ct_backend_reg_dev_count(reg) == 0) {
         printf("SKIP: no OpenCL device\n");
         remove_cache_dir();
-        return SKIP;
+        return tu_finish() ? 1 : SKIP;
     }
     test_devices(reg);
     ct_device *dev = ct_backend_reg_dev_get(reg, 0);

@@ -217,6 +217,7 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
 
 size_t ct_ocl_devices_enumerate(ct_ocl_device ***out) {
     *out = NULL;
+    if (!ct_cl_load()) return 0; /* no OpenCL library: logged by the loader */
     cl_uint n_platforms = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &n_platforms);
     if (err != CL_SUCCESS || n_platforms == 0) {

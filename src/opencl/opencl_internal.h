@@ -47,6 +47,8 @@
 #else
 #include <CL/cl.h>
 #endif
+/* cl* names are macros for pointers loaded at run time (no link against libOpenCL). */
+#include "cl_api.h"
 
 #include "core/internal.h"
 #include "ctensor-backend-impl.h"
