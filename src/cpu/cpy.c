@@ -215,29 +215,13 @@ static void transpose_region(const char *sp, size_t nb0, char *dp, size_t nb1, s
 }
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
-#include <immintrin.h>
+#include "core/cpu_features.h"
 #define HAVE_AVX2_TRANSPOSE 1
 
 /* 8 source rows of 8 floats (ls floats apart), transposed in registers. */
 __attribute__((target("avx2"))) static inline void transpose8x8(const float *s, size_t ls, __m256 o[8]) {
-    __m256 r[8];
-    for (int k = 0; k < 8; k++) r[k] = _mm256_loadu_ps(s + (size_t)k * ls);
-    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    o[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-    o[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    o[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-    o[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    o[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-    o[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    o[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-    o[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
+    for (int k = 0; k < 8; k++) o[k] = _mm256_loadu_ps(s + (size_t)k * ls);
+    ct_avx2_transpose8(o);
 }
 
 /* 4-byte elements, rows r0..r0+8*nr8 by columns c0..c0+16*nc16, in 8 x 16 tiles: each tile

@@ -4,6 +4,7 @@
  * operations with the same operands in the same order, each one rounded (SIMD
  * IEEE arithmetic rounds exactly as scalar does); only independent elements run
  * side by side. tests/test_quantize.c and test_fp16.c compare the two paths. */
+#include "core/cpu_features.h"
 #include "types/types_internal.h"
 
 #include <float.h>
@@ -429,24 +430,6 @@ AVX2 static void quantize_q5_1(const float *restrict x, void *restrict vy, int64
 
 /* ---- IQ4_NL ------------------------------------------------------------------ */
 
-AVX2 static inline void transpose8(__m256 r[8]) {
-    const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
-    const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
-    const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
-    const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
-    const __m256 s0 = _mm256_shuffle_ps(t0, t2, 0x44), s1 = _mm256_shuffle_ps(t0, t2, 0xEE);
-    const __m256 s2 = _mm256_shuffle_ps(t1, t3, 0x44), s3 = _mm256_shuffle_ps(t1, t3, 0xEE);
-    const __m256 s4 = _mm256_shuffle_ps(t4, t6, 0x44), s5 = _mm256_shuffle_ps(t4, t6, 0xEE);
-    const __m256 s6 = _mm256_shuffle_ps(t5, t7, 0x44), s7 = _mm256_shuffle_ps(t5, t7, 0xEE);
-    r[0] = _mm256_permute2f128_ps(s0, s4, 0x20);
-    r[1] = _mm256_permute2f128_ps(s1, s5, 0x20);
-    r[2] = _mm256_permute2f128_ps(s2, s6, 0x20);
-    r[3] = _mm256_permute2f128_ps(s3, s7, 0x20);
-    r[4] = _mm256_permute2f128_ps(s0, s4, 0x31);
-    r[5] = _mm256_permute2f128_ps(s1, s5, 0x31);
-    r[6] = _mm256_permute2f128_ps(s2, s6, 0x31);
-    r[7] = _mm256_permute2f128_ps(s3, s7, 0x31);
-}
 
 #define IQ4NL_GROUP_MAX_EPS 1e-15f
 
@@ -523,8 +506,8 @@ AVX2 static void quantize_iq4_nl(const float *restrict x, void *restrict vy, int
                 cx[b] = _mm256_loadu_ps(wqx[b] + 8 * t);
                 cq[b] = _mm256_loadu_ps(wqq[b] + 8 * t);
             }
-            transpose8(cx);
-            transpose8(cq);
+            ct_avx2_transpose8(cx);
+            ct_avx2_transpose8(cq);
             for (int j = 0; j < 8; j++) {
                 sumqx = _mm256_add_ps(sumqx, cx[j]);
                 sumq2 = _mm256_add_ps(sumq2, cq[j]);
