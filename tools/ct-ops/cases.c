@@ -382,6 +382,9 @@ void cto_cases_test(cto_case_list *l) {
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 7, 5, 3, 1, P1203, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 0, 4, 2, 1, NULL, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_BF16, 33, 3, 1, 1, NULL, P1023);
+    /* transposes large enough for the CPU's 8x16 register tiles, with ragged edges */
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 75, 45, 2, 1, P1023, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 64, 600, 1, 1, P1023, NULL);
 
     /* DUP */
     static const ct_type dup_types[4] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_I32, CT_TYPE_I16};
