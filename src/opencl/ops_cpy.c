@@ -11,7 +11,9 @@ static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 ||
 /* The CPU backend's set (ct_cpu_cpy_supported). */
 bool ct_ocl_cpy_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     if (!op || (op->op != CT_OP_CPY && op->op != CT_OP_DUP && op->op != CT_OP_CONT)) return false;
-    if (!ct_ocl_kernel_available(dev, CT_OCL_K_CPY) || !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_FLAT)) return false;
+    if (!ct_ocl_kernel_available(dev, CT_OCL_K_CPY) || !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_FLAT) ||
+        !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_CONTIG))
+        return false;
     const ct_tensor *src = op->src[0];
     if (!src || !ct_type_is_valid(src->type) || !ct_type_is_valid(op->type)) return false;
     if (ct_nelements(src) != ct_nelements(op)) return false;
@@ -31,6 +33,11 @@ static int log2_of(int64_t v) {
     return s;
 }
 
+enum {
+    CPY_FLAT_U = 4,      /* 16-byte chunks per work-item (at most CT_CPY_FLAT_MAX of kernels/cpy.cl) */
+    CPY_CONTIG_WG = 256,
+};
+
 static ct_status encode_flat(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *dst, size_t bytes) {
     cl_mem mem;
     cl_ulong s_offs, d_offs;
@@ -43,11 +50,54 @@ static ct_status encode_flat(ct_ocl_backend *be, const ct_tensor *src, ct_tensor
     arg_tensor(&g, dst, "dst");
     arg_u64(&g, bytes);
     arg_u32(&g, ct_ocl_alignment(s_offs | d_offs, zero, 16));
+    const unsigned nper = CPY_FLAT_U;
+    arg_u32(&g, nper);
     if (g.st != CT_OK) return g.st;
     const size_t wg = ct_ocl_clamp_wg(be, g.kid, 256);
     const size_t chunks = bytes / 16 + (bytes % 16 != 0);
     const size_t local[3] = {wg, 1, 1};
-    const size_t groups[3] = {(chunks + wg - 1) / wg, 1, 1};
+    const size_t per_group = wg * nper;
+    const size_t groups[3] = {(chunks + per_group - 1) / per_group, 1, 1};
+    return ct_ocl_dispatch(be, g.kid, groups, local);
+}
+
+/* Float to float or dequantizing, both contiguous: ct_cpy_contig (kernels/cpy.cl). */
+static ct_status encode_contig(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *dst, int64_t n_el) {
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status st;
+    if ((st = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return st;
+    if ((st = ct_ocl_tensor_mem(be, dst, "dst", &mem, &d_offs)) != CT_OK) return st;
+    const ct_type stp = src->type, dtp = dst->type;
+    int mode;
+    int64_t n;
+    unsigned bs = 1, bbytes = 0;
+    if (is_float(stp) && is_float(dtp)) {
+        mode = MODE_CONVERT;
+        n = (n_el + 3) / 4;
+    } else {
+        mode = MODE_DEQ;
+        n = n_el / 16;
+        bs = (unsigned)ct_type_block_size(stp);
+        bbytes = (unsigned)ct_type_size(stp);
+    }
+    const size_t zero[4] = {0, 0, 0, 0};
+    args g = {be, CT_OCL_K_CPY_CONTIG, 0, CT_OK};
+    arg_tensor(&g, src, "src0");
+    arg_tensor(&g, dst, "dst");
+    arg_u64(&g, (size_t)n);
+    arg_u64(&g, (size_t)n_el);
+    arg_i32(&g, mode);
+    arg_i32(&g, (int)stp);
+    arg_i32(&g, (int)dtp);
+    arg_u32(&g, bs);
+    arg_u32(&g, bbytes);
+    arg_u32(&g, ct_ocl_alignment(s_offs, zero, 16));
+    arg_u32(&g, ct_ocl_alignment(d_offs, zero, 16));
+    if (g.st != CT_OK) return g.st;
+    const size_t wg = ct_ocl_clamp_wg(be, g.kid, CPY_CONTIG_WG);
+    const size_t local[3] = {wg, 1, 1};
+    const size_t groups[3] = {((size_t)n + wg - 1) / wg, 1, 1};
     return ct_ocl_dispatch(be, g.kid, groups, local);
 }
 
@@ -60,6 +110,9 @@ ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
     const bool dflat = ct_is_contiguous(node);
     if (st == dt && dflat && ct_is_contiguous(src))
         return encode_flat(be, src, node, (size_t)(n_el / bs) * ct_type_size(st));
+
+    /* QUANT stays on ct_cpy: staging its blocks through local memory measured slower */
+    if (dflat && ct_is_contiguous(src) && !(is_float(st) && !is_float(dt))) return encode_contig(be, src, node, n_el);
 
     int mode;
     int64_t q;

@@ -91,7 +91,9 @@ ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node) {
     if (g.st != CT_OK) return g.st;
 
     size_t nth, nrptg;
-    ct_ocl_rows_wg((size_t)a->ne[0], ct_ocl_clamp_wg(be, g.kid, 1024), be->dev->max_work_item_sizes[1], &nth,
+    /* block types: a work-item takes 16 elements at a time */
+    const size_t nk = (size_t)a->ne[0] / (ct_type_block_size(a->type) > 1 ? 16 : 1);
+    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, g.kid, 1024), be->dev->max_work_item_sizes[1], &nth,
                    &nrptg);
     const size_t local[3] = {nth, nrptg, 1};
     const size_t groups[3] = {((size_t)b->ne[0] + nrptg - 1) / nrptg, (size_t)b->ne[1], (size_t)b->ne[2]};

@@ -3,7 +3,7 @@
  *   float src0 with ne00 == 4                  -> c4
  *   ne11 >= MM_MIN_NE11 and the tiled kernel
  *     can run 256 work-items                   -> mm (64x64 tiles)
- *   otherwise                                  -> mv (4 src0 rows x 8 src1 rows per group)
+ *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). */
 #include "opencl_internal.h"
@@ -11,14 +11,14 @@
 #include <limits.h>
 
 enum {
-    MV_NR0 = 4, /* as kernels/mul_mat.cl */
-    MV_NR1 = 8,
+    MV_NR0 = 2, /* as kernels/mul_mat.cl */
+    MV_NR1 = 4,
     MM_TILE = 64,
     MM_WG = 256,
     MM_LOCAL_FLOATS = 2 * 32 * 65,
     MM_MIN_NE11 = 16, /* from here on each weight read serves enough src1 rows for the tiles to pay */
     /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
-    MV_WG = 64,
+    MV_WG = 128,
     ROW_WG = 64,
     C4_WG = 64,
 };
@@ -120,10 +120,19 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
         scratch = MM_LOCAL_FLOATS * sizeof(float);
     } else {
         id = k.mv;
-        local[0] = ct_ocl_clamp_wg(be, id, MV_WG);
-        groups[0] = ((size_t)ne01 + MV_NR0 - 1) / MV_NR0, groups[1] = ((size_t)ne11 + MV_NR1 - 1) / MV_NR1;
+        const size_t nr0 = MV_NR0, nr1 = MV_NR1;
+        /* short rows: several local rows of MV_NR0 src0 rows each, so no work-item idles */
+        const size_t total = ct_ocl_clamp_wg(be, id, MV_WG), ngroups = ((size_t)ne00 + 7) / 8;
+        size_t lx = 1;
+        while (lx < total && lx < ngroups) lx *= 2;
+        if (lx > total) lx = total;
+        local[0] = lx, local[1] = total / lx;
+        const size_t rows_per_group = nr0 * local[1];
+        groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
+        groups[1] = ((size_t)ne11 + nr1 - 1) / nr1;
         groups[2] = nbatch;
-        scratch = (size_t)MV_NR0 * MV_NR1 * local[0] * sizeof(float);
+        scratch = nr0 * nr1 * local[0] * local[1];
+        scratch = (scratch < 16 ? 16 : scratch) * sizeof(float); /* IQ4_NL's table */
     }
 
     const cl_ulong nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];

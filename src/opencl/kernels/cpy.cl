@@ -156,17 +156,85 @@ __kernel void ct_cpy(__global const uchar *s0, ulong s0_offs, __global uchar *d,
     }
 }
 
-/* Same type, both contiguous: n bytes, 16 per work-item where both addresses allow. */
+/* Same type, both contiguous: n bytes. Each work-item moves nper (1..CT_CPY_FLAT_MAX)
+ * 16-byte chunks a work-group apart (coalesced), all loads issued before the stores so
+ * more bytes are in flight per thread; a work-group covers 16 * nper * local_size bytes. */
+#define CT_CPY_FLAT_MAX 8
 __kernel void ct_cpy_flat(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, ulong n,
-                          uint align) {
-    const ulong i = get_global_id(0) * 16;
-    if (i >= n) return;
-    const __global uchar *sp = s0 + s0_offs + i;
-    __global uchar *dp = d + d_offs + i;
-    if (i + 16 <= n && align >= 16) {
-        *(__global uint4 *)dp = *(const __global uint4 *)sp;
+                          uint align, uint nper) {
+    const ulong wg = get_local_size(0);
+    const ulong base = (ulong)get_group_id(0) * wg * nper + get_local_id(0);
+    const __global uchar *sb = s0 + s0_offs;
+    __global uchar *db = d + d_offs;
+    if (align >= 16 && (base + (nper - 1) * wg + 1) * 16 <= n) {
+        uint4 v[CT_CPY_FLAT_MAX];
+#pragma unroll
+        for (uint u = 0; u < CT_CPY_FLAT_MAX; u++)
+            if (u < nper) v[u] = ((const __global uint4 *)sb)[base + u * wg];
+#pragma unroll
+        for (uint u = 0; u < CT_CPY_FLAT_MAX; u++)
+            if (u < nper) ((__global uint4 *)db)[base + u * wg] = v[u];
+        return;
+    }
+    for (uint u = 0; u < nper; u++) {
+        const ulong i = (base + u * wg) * 16;
+        if (i >= n) return;
+        if (i + 16 <= n && align >= 16) {
+            *(__global uint4 *)(db + i) = *(const __global uint4 *)(sb + i);
+        } else {
+            const uint m = (uint)min(n - i, (ulong)16);
+            ct_cpy_bytes(sb + i, db + i, m, m == 16 ? align : 1);
+        }
+    }
+}
+
+/* Float to float or dequantizing, both contiguous: unit u of n units is, by mode,
+ *   CONVERT  elements 4u..4u+3 (those below nel);
+ *   DEQ      16 elements of source block 16u / bs (bs elements, bbytes bytes a block).
+ * Wide loads and stores where salign and dalign (alignments of the two bases) allow. */
+__kernel void ct_cpy_contig(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, ulong n,
+                            ulong nel, int mode, int stype, int dtype, uint bs, uint bbytes, uint salign,
+                            uint dalign) {
+    const ulong u = get_global_id(0);
+    const __global uchar *sb = s0 + s0_offs;
+    __global uchar *db = d + d_offs;
+    const uint ses = ct_cpy_es(stype), des = ct_cpy_es(dtype);
+    if (u >= n) return;
+    if (mode == CT_CPY_CONVERT) {
+        const ulong e = 4 * u;
+        float v[4];
+        if (e + 4 <= nel && salign >= 4 * ses) {
+            if (stype == CT_T_F32) {
+                vstore4(*(const __global float4 *)(sb + 4 * e), 0, v);
+            } else {
+                const ushort4 h = *(const __global ushort4 *)(sb + 2 * e);
+                const ushort hv[4] = {h.s0, h.s1, h.s2, h.s3};
+                for (int t = 0; t < 4; t++) v[t] = stype == CT_T_F16 ? ct_half_to_float(hv[t]) : ct_bf16_to_float(hv[t]);
+            }
+        } else {
+            for (int t = 0; t < 4; t++) v[t] = e + t < nel ? ct_cpy_load(sb + (e + t) * ses, stype, salign >= ses) : 0.0f;
+        }
+        if (e + 4 <= nel && dalign >= 4 * des) {
+            if (dtype == CT_T_F32) {
+                *(__global float4 *)(db + 4 * e) = vload4(0, v);
+            } else {
+                ushort h[4];
+                for (int t = 0; t < 4; t++) h[t] = dtype == CT_T_F16 ? ct_float_to_half(v[t]) : ct_float_to_bf16(v[t]);
+                *(__global ushort4 *)(db + 2 * e) = (ushort4)(h[0], h[1], h[2], h[3]);
+            }
+        } else {
+            for (int t = 0; t < 4; t++)
+                if (e + t < nel) ct_cpy_store(db + (e + t) * des, v[t], dtype, dalign >= des);
+        }
+        return;
+    }
+    float y[16];
+    const ulong e = 16 * u;
+    ct_deq16(stype, sb + (e / bs) * bbytes, (int)((e % bs) / 16), y);
+    __global uchar *dp = db + e * des;
+    if (dtype == CT_T_F32 && dalign >= 16) {
+        for (int t = 0; t < 4; t++) ((__global float4 *)dp)[t] = vload4(t, y);
     } else {
-        const uint m = (uint)min(n - i, (ulong)16);
-        ct_cpy_bytes(sp, dp, m, m == 16 ? align : 1);
+        for (int t = 0; t < 16; t++) ct_cpy_store(dp + (ulong)t * des, y[t], dtype, dalign >= des);
     }
 }

@@ -59,24 +59,35 @@ __kernel void ct_get_rows_bf16(CT_GET_ROWS_ARGS) {
         ct_st_f32(dst + (ulong)j * nb0, ct_bf16_to_float(ct_ld_u16(src + (ulong)j * nb00)), dst_aligned);
 }
 
-/* Block types: blocks packed along dim 0 (nb00 is the block size in bytes). */
-#define CT_GET_ROWS_BLOCK(NAME, DEQ, BS)                                                                  \
+/* Block types: blocks packed along dim 0 (nb00 is the block size in bytes). A work-item
+ * dequantizes 16 elements at a time (the block's shared fields read once, not per element)
+ * and stores them with 16-byte stores where dst is packed and aligned. */
+#define CT_GET_ROWS_BLOCK(NAME, DEQ16, BS)                                                                \
     __kernel void NAME(CT_GET_ROWS_ARGS) {                                                                \
         CT_GET_ROWS_PROLOGUE                                                                              \
-        for (long j = get_local_id(0); j < ne00; j += nth)                                                \
-            ct_st_f32(dst + (ulong)j * nb0, DEQ(src + (ulong)(j / (BS)) * nb00, (int)(j % (BS))), dst_aligned); \
+        const int wide = nb0 == 4 && ((ulong)dst & 15) == 0;                                             \
+        for (long j = get_local_id(0); j < ne00 / 16; j += nth) {                                         \
+            float y[16];                                                                                  \
+            DEQ16(src + (ulong)(j / ((BS) / 16)) * nb00, (int)(j % ((BS) / 16)), y);                      \
+            __global uchar *dp = dst + (ulong)(16 * j) * nb0;                                             \
+            if (wide) {                                                                                   \
+                for (int t = 0; t < 4; t++) ((__global float4 *)dp)[t] = vload4(t, y);                   \
+            } else {                                                                                      \
+                for (int t = 0; t < 16; t++) ct_st_f32(dp + (ulong)t * nb0, y[t], dst_aligned);           \
+            }                                                                                             \
+        }                                                                                                 \
     }
 
-CT_GET_ROWS_BLOCK(ct_get_rows_q4_0, ct_deq_q4_0, 32)
-CT_GET_ROWS_BLOCK(ct_get_rows_q4_1, ct_deq_q4_1, 32)
-CT_GET_ROWS_BLOCK(ct_get_rows_q5_0, ct_deq_q5_0, 32)
-CT_GET_ROWS_BLOCK(ct_get_rows_q5_1, ct_deq_q5_1, 32)
-CT_GET_ROWS_BLOCK(ct_get_rows_q8_0, ct_deq_q8_0, 32)
-CT_GET_ROWS_BLOCK(ct_get_rows_iq4_nl, ct_deq_iq4_nl, 32)
-CT_GET_ROWS_BLOCK(ct_get_rows_q2_K, ct_deq_q2_K, 256)
-CT_GET_ROWS_BLOCK(ct_get_rows_q3_K, ct_deq_q3_K, 256)
-CT_GET_ROWS_BLOCK(ct_get_rows_q4_K, ct_deq_q4_K, 256)
-CT_GET_ROWS_BLOCK(ct_get_rows_q5_K, ct_deq_q5_K, 256)
-CT_GET_ROWS_BLOCK(ct_get_rows_q6_K, ct_deq_q6_K, 256)
-CT_GET_ROWS_BLOCK(ct_get_rows_q8_K, ct_deq_q8_K, 256)
-CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq_iq4_xs, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_q4_0, ct_deq16_q4_0, 32)
+CT_GET_ROWS_BLOCK(ct_get_rows_q4_1, ct_deq16_q4_1, 32)
+CT_GET_ROWS_BLOCK(ct_get_rows_q5_0, ct_deq16_q5_0, 32)
+CT_GET_ROWS_BLOCK(ct_get_rows_q5_1, ct_deq16_q5_1, 32)
+CT_GET_ROWS_BLOCK(ct_get_rows_q8_0, ct_deq16_q8_0, 32)
+CT_GET_ROWS_BLOCK(ct_get_rows_iq4_nl, ct_deq16_iq4_nl, 32)
+CT_GET_ROWS_BLOCK(ct_get_rows_q2_K, ct_deq16_q2_K, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_q3_K, ct_deq16_q3_K, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_q4_K, ct_deq16_q4_K, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_q5_K, ct_deq16_q5_K, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_q6_K, ct_deq16_q6_K, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_q8_K, ct_deq16_q8_K, 256)
+CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)

@@ -230,54 +230,161 @@ float mm_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
     src0, offs0, src1, offs1, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb10, nb11, nb12, nb13, nb1, \
         nb2, nb3, r2, r3, scratch
 
-#define MV_NR0 4 /* src0 rows per work-group */
-#define MV_NR1 8 /* src1 rows per work-group */
+#define MV_NR0 2 /* src0 rows per local row of the work-group */
+#define MV_NR1 4 /* src1 rows per work-group */
 
-/* Groups of 8 per unit: a quantized block or 32-element sub-block, or one group. */
-#define MM_GPT(t) ((t) <= MM_BF16 ? 1 : 4)
+/* src1 elements 8g..8g+7 with 16-byte loads where y is 16-byte aligned (a16). */
+float8 mm_ld8y(const __global float *y, int g, int n, int a16) {
+    if (a16 && 8 * g + 8 <= n) {
+        const __global float4 *y4 = (const __global float4 *)y;
+        return (float8)(y4[2 * g], y4[2 * g + 1]);
+    }
+    return mm_ld8(y, g, n);
+}
 
-void mm_mv(const int t, MM_ARGS) {
+/* mm_deq8 with 16-byte loads of float rows that start 16-byte aligned (a16). */
+float8 mm_deq8a(const int t, const __global uchar *x, int g, int n, int a16) {
+    if (t <= MM_BF16 && a16 && 8 * g + 8 <= n) {
+        if (t == MM_F32) {
+            const __global float4 *x4 = (const __global float4 *)x;
+            return (float8)(x4[2 * g], x4[2 * g + 1]);
+        }
+        const uint4 u = ((const __global uint4 *)x)[g];
+        if (t == MM_BF16)
+            return as_float8((uint8)(u.s0 << 16, u.s0 & 0xffff0000u, u.s1 << 16, u.s1 & 0xffff0000u, u.s2 << 16,
+                                     u.s2 & 0xffff0000u, u.s3 << 16, u.s3 & 0xffff0000u));
+        const ushort8 h = as_ushort8(u);
+        return vload_half8(0, (const __private half *)&h);
+    }
+    return mm_deq8(t, x, g, n);
+}
+
+/* Group g of a row that holds all 8 of its elements, no bounds or alignment checks:
+ * float rows must start 16-byte aligned. IQ4_NL looks its values up in kv (local
+ * memory: __constant serializes on the differing indices of a warp). */
+float8 mm_deq8_full(const int t, const __global uchar *x, int g, __local const float *kv) {
+    if (t == MM_F32) {
+        const __global float4 *x4 = (const __global float4 *)x;
+        return (float8)(x4[2 * g], x4[2 * g + 1]);
+    }
+    if (t == MM_F16 || t == MM_BF16) return mm_deq8a(t, x, g, 8 * g + 8, 1);
+    if (t == MM_IQ4_NL) {
+        const __global uchar *b = x + (g >> 2) * 18;
+        const int s = g & 3;
+        const float d = mm_h(b);
+        const int8 q = mm_nib8(b + 2 + 8 * (s & 1), s & 2);
+        return d * (float8)(kv[q.s0], kv[q.s1], kv[q.s2], kv[q.s3], kv[q.s4], kv[q.s5], kv[q.s6], kv[q.s7]);
+    }
+    return mm_deq8(t, x, g, 8 * g + 8);
+}
+
+/* Sums vals[0..nv) over the work-items of each local row (dim 0); the total of value v
+ * of local row ly is left in scratch[(ly * nv + v) * get_local_size(0)]. nv must be the
+ * same for the whole group; scratch holds nv * (local size) floats. */
+void mm_mv_reduce(const float *vals, const int nv, const int nvmax, __local float *scratch) {
+    const int lx = get_local_id(0), nx = get_local_size(0);
+    __local float *row = scratch + get_local_id(1) * nv * nx;
+    barrier(CLK_LOCAL_MEM_FENCE); /* IQ4_NL's table in scratch is no longer read */
+#pragma unroll
+    for (int v = 0; v < MV_NR0 * MV_NR1; v++)
+        if (v < nvmax && v < nv) row[v * nx + lx] = vals[v];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int n = nx; n > 1;) {
+        const int h = (n + 1) >> 1;
+        if (lx < n - h)
+            for (int v = 0; v < nv; v++) row[v * nx + lx] += row[v * nx + lx + h];
+        n = h;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
+/* Work-group (lx, ly): each local row takes MV_NR0 src0 rows against up to MV_NR1 src1
+ * rows; its work-items stride over the 8-element groups of the rows, so neighbours read
+ * neighbouring bytes of src0 and src1 (coalesced) and each weight is read once. */
+void mm_mv_n(const int t, const int NR0, const int NR1, MM_ARGS) {
     const int tid = get_local_id(0), wg = get_local_size(0);
-    const int r0 = get_group_id(0) * MV_NR0, r1 = get_group_id(1) * MV_NR1;
-    const int nr0 = min(MV_NR0, ne01 - r0), nr1 = min(MV_NR1, ne11 - r1);
+    const int r0 = (get_group_id(0) * get_local_size(1) + get_local_id(1)) * NR0;
+    const int r1 = get_group_id(1) * NR1;
+    const int nr0 = clamp(ne01 - r0, 0, NR0), nr1 = min(NR1, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
-    const __global uchar *x = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)r0 * nb01;
+    const __global uchar *x =
+        src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)min(r0, ne01 - 1) * nb01;
     const __global uchar *y = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13 + (ulong)r1 * nb11;
-    const int gpt = MM_GPT(t);
-    const int nunits = ((ne00 + 7) / 8) / gpt;
+    const int xa16 = ((ulong)x & 15) == 0 && (nb01 & 15) == 0;
+    const int ya16 = ((ulong)y & 15) == 0 && (nb11 & 15) == 0;
+    const int ngroups = (ne00 + 7) / 8;
 
-    float acc[MV_NR0 * MV_NR1];
+    float acc[MV_NR1 * MV_NR0]; /* [c][r], NR1 x NR0 used */
+#pragma unroll
     for (int i = 0; i < MV_NR0 * MV_NR1; i++) acc[i] = 0.0f;
 
-    for (int u = tid; u < nunits; u += wg) {
+    /* IQ4_NL values into scratch (the reduction reuses it after a barrier) */
+    __local float *kv = scratch; /* the encoder gives scratch at least 16 floats */
+    if (t == MM_IQ4_NL) {
+        const int l = get_local_id(1) * wg + tid;
+        if (l < 16) kv[l] = mm_kvalues_iq4nl[l];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    /* Main part: two groups a work-group apart per step, loads free of branches so all
+     * of a step's loads are in flight together. */
+    int g = tid;
+    if (ya16 && (t > MM_BF16 || xa16)) {
+        const int nfull = ne00 / 8;
+        for (; g + wg < nfull; g += 2 * wg) {
+            float8 wa[MV_NR0], wb[MV_NR0];
 #pragma unroll
-        for (int r = 0; r < MV_NR0; r++) {
-            if (r < nr0) {
-                float8 w[4];
-                for (int j = 0; j < gpt; j++) w[j] = mm_deq8(t, x + (ulong)r * nb01, u * gpt + j, ne00);
+            for (int r = 0; r < MV_NR0; r++) {
+                if (r < NR0) {
+                    /* rows past nr0 repeat the last valid row (x is clamped); never stored */
+                    const __global uchar *xr = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
+                    wa[r] = mm_deq8_full(t, xr, g, kv);
+                    wb[r] = mm_deq8_full(t, xr, g + wg, kv);
+                }
+            }
 #pragma unroll
-                for (int c = 0; c < MV_NR1; c++) {
-                    if (c < nr1) {
-                        const __global float *yc = (const __global float *)(y + (ulong)c * nb11);
-                        float s = 0.0f;
-                        for (int j = 0; j < gpt; j++) s += mm_dot8(w[j], mm_ld8(yc, u * gpt + j, ne00));
-                        acc[r * MV_NR1 + c] += s;
-                    }
+            for (int c = 0; c < MV_NR1; c++) {
+                if (c < NR1 && (c == 0 || c < nr1)) {
+                    const __global float4 *y4 = (const __global float4 *)(y + (ulong)c * nb11);
+                    const float8 ya = (float8)(y4[2 * g], y4[2 * g + 1]);
+                    const float8 yb = (float8)(y4[2 * (g + wg)], y4[2 * (g + wg) + 1]);
+#pragma unroll
+                    for (int r = 0; r < MV_NR0; r++)
+                        if (r < NR0) acc[c * NR0 + r] += mm_dot8(wa[r], ya) + mm_dot8(wb[r], yb);
                 }
             }
         }
     }
+    for (; g < ngroups; g += wg) {
+        float8 w[MV_NR0];
+#pragma unroll
+        for (int r = 0; r < MV_NR0; r++)
+            if (r < NR0) w[r] = r < nr0 ? mm_deq8a(t, x + (ulong)r * nb01, g, ne00, xa16) : (float8)0.0f;
+#pragma unroll
+        for (int c = 0; c < MV_NR1; c++) {
+            if (c < NR1 && c < nr1) {
+                const float8 yv = mm_ld8y((const __global float *)(y + (ulong)c * nb11), g, ne00, ya16);
+#pragma unroll
+                for (int r = 0; r < MV_NR0; r++)
+                    if (r < NR0) acc[c * NR0 + r] += mm_dot8(w[r], yv);
+            }
+        }
+    }
 
-    const int stride = ct_red_sum_n(acc, MV_NR0 * MV_NR1, scratch);
-    for (int v = tid; v < MV_NR0 * MV_NR1; v += wg) {
-        const int r = v / MV_NR1, c = v % MV_NR1;
-        if (r < nr0 && c < nr1) {
+    const int nv = nr1 * NR0;
+    mm_mv_reduce(acc, nv, NR0 * NR1, scratch);
+    const __local float *row = scratch + get_local_id(1) * nv * wg;
+    for (int v = tid; v < nv; v += wg) {
+        const int c = v / NR0, r = v % NR0;
+        if (r < nr0) {
             __global float *d =
                 (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)(r1 + c) * nb1);
-            d[r0 + r] = scratch[v * stride];
+            d[r0 + r] = row[v * wg];
         }
     }
 }
+
+void mm_mv(const int t, MM_ARGS) { mm_mv_n(t, MV_NR0, MV_NR1, MM_PASS); }
 
 void mm_mv_1row(const int t, MM_ARGS) {
     const int tid = get_local_id(0), wg = get_local_size(0);
@@ -402,3 +509,4 @@ MM_KERNELS(q6_K, MM_Q6_K)
 __kernel void ct_mul_mv_f32_f32_c4(MM_ARGS) { mm_mv_c4(MM_F32, MM_PASS); }
 __kernel void ct_mul_mv_f16_f32_c4(MM_ARGS) { mm_mv_c4(MM_F16, MM_PASS); }
 __kernel void ct_mul_mv_bf16_f32_c4(MM_ARGS) { mm_mv_c4(MM_BF16, MM_PASS); }
+

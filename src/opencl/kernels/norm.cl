@@ -23,10 +23,24 @@ void nm_rows(const int mode, NM_ARGS) {
     __global uchar *y = dst + offsd + (ulong)i01 * nb1 + (ulong)i02 * nb2 + (ulong)i03 * nb3;
 #define NM_X(i) (*(const __global float *)(x + (ulong)(i) * nb00))
 
+    /* packed, 16-byte aligned rows: float4 loads and stores (uniform over the group) */
+    const int v4 = nb00 == 4 && nb0 == 4 && (ne00 & 3) == 0 && (((ulong)x | (ulong)y) & 15) == 0 &&
+                   (((nb01 | nb02 | nb03 | nb1 | nb2 | nb3) & 15) == 0);
+    const __global float4 *x4 = (const __global float4 *)x;
+    __global float4 *y4 = (__global float4 *)y;
+    const int n4 = ne00 / 4;
+
     float s = 0.0f;
-    for (int i = lx; i < ne00; i += nx) {
-        const float v = NM_X(i);
-        s += mode == NM_NORM ? v : v * v;
+    if (v4) {
+        for (int i = lx; i < n4; i += nx) {
+            const float4 v = x4[i];
+            s += mode == NM_NORM ? (v.s0 + v.s1) + (v.s2 + v.s3) : (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
+        }
+    } else {
+        for (int i = lx; i < ne00; i += nx) {
+            const float v = NM_X(i);
+            s += mode == NM_NORM ? v : v * v;
+        }
     }
     s = ct_red_sum(s, scratch);
 
@@ -34,9 +48,16 @@ void nm_rows(const int mode, NM_ARGS) {
     if (mode == NM_NORM) {
         mean = s / (float)ne00;
         float s2 = 0.0f;
-        for (int i = lx; i < ne00; i += nx) {
-            const float v = NM_X(i) - mean;
-            s2 += v * v;
+        if (v4) {
+            for (int i = lx; i < n4; i += nx) {
+                const float4 v = x4[i] - mean;
+                s2 += (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
+            }
+        } else {
+            for (int i = lx; i < ne00; i += nx) {
+                const float v = NM_X(i) - mean;
+                s2 += v * v;
+            }
         }
         s2 = ct_red_sum(s2, scratch);
         scale = 1.0f / sqrt(s2 / (float)ne00 + eps);
@@ -46,6 +67,10 @@ void nm_rows(const int mode, NM_ARGS) {
         scale = 1.0f / fmax(sqrt(s), eps);
     }
     if (row >= nrows) return;
+    if (v4) {
+        for (int i = lx; i < n4; i += nx) y4[i] = (x4[i] - mean) * scale;
+        return;
+    }
     for (int i = lx; i < ne00; i += nx) *(__global float *)(y + (ulong)i * nb0) = (NM_X(i) - mean) * scale;
 #undef NM_X
 }
