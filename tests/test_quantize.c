@@ -74,7 +74,8 @@ static void naive_iq4_nl(const float *x, uint8_t *out) {
         sumqx = sumqx + t1;
         sumq2 = sumq2 + t2;
     }
-    const ct_fp16 d = ct_fp32_to_fp16(sumqx / sumq2);
+    const float df = sumqx / sumq2;
+    const ct_fp16 d = df != df ? 0x7E00 : ct_fp32_to_fp16(df); /* one canonical NaN scale */
     out[0] = (uint8_t)(d & 0xFF);
     out[1] = (uint8_t)(d >> 8);
     for (int j = 0; j < 16; j++) out[2 + j] = (uint8_t)(idx[j] | idx[j + 16] << 4);
@@ -230,6 +231,34 @@ static void test_iq4nl_hand(void) {
 }
 
 /* Known answers of the linear formats: exact ties, zero blocks, packing. */
+/* An IQ4_NL scale that comes out NaN (inf or NaN input) is stored as the one
+ * canonical NaN 0x7E00, on both the AVX2 and the portable path, so the bytes do
+ * not depend on the processor's NaN sign rules. */
+static void test_iq4nl_nan_scale(void) {
+    const float inf = 1.0f / 0.0f, nan = tu_bits_f32(0xFFC00001u);
+    int nan_blocks = 0;
+    for (int portable = 0; portable <= 1; portable++) {
+        ct_types_force_portable(portable);
+        for (int kind = 0; kind < 4; kind++) {
+            float x[32];
+            for (int j = 0; j < 32; j++) x[j] = tu_rand_uniform(-1.0f, 1.0f);
+            if (kind == 0) x[3] = inf;
+            if (kind == 1) { x[0] = -inf; x[9] = inf; }
+            if (kind == 2) x[17] = nan;
+            if (kind == 3) for (int j = 0; j < 32; j++) x[j] = j % 2 ? -inf : inf;
+            uint8_t q[18];
+            CHECK(ct_quantize_row(CT_TYPE_IQ4_NL, x, q, 32) == CT_OK);
+            const uint16_t d = (uint16_t)(q[0] | q[1] << 8);
+            if ((d & 0x7C00) == 0x7C00 && (d & 0x03FF) != 0) {
+                nan_blocks++;
+                CHECK_MSG(d == 0x7E00, "kind %d portable %d: NaN scale 0x%04x", kind, portable, d);
+            }
+        }
+    }
+    ct_types_force_portable(false);
+    CHECK_MSG(nan_blocks >= 2, "only %d blocks had a NaN scale", nan_blocks);
+}
+
 static void test_known_answers(void) {
     float x[QK];
     uint8_t exp[34];
@@ -642,6 +671,7 @@ int main(void) {
     tu_init("test_quantize");
     test_iq4nl_naive();
     test_iq4nl_hand();
+    test_iq4nl_nan_scale();
     test_known_answers();
     test_round_trip();
     test_row_independence();

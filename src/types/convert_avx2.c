@@ -514,7 +514,11 @@ AVX2 static void quantize_iq4_nl(const float *restrict x, void *restrict vy, int
             }
         }
         ct_fp16 dh[8];
-        _mm_storeu_si128((__m128i *)(void *)dh, f32x8_to_f16(_mm256_div_ps(sumqx, sumq2)));
+        __m256 d = _mm256_div_ps(sumqx, sumq2);
+        /* NaN scales become the one canonical NaN (see quantize.c) */
+        const __m256 nan_lanes = _mm256_cmp_ps(d, d, _CMP_UNORD_Q);
+        d = _mm256_blendv_ps(d, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), nan_lanes);
+        _mm_storeu_si128((__m128i *)(void *)dh, f32x8_to_f16(d));
         for (int b = 0; b < nbl; b++)
             if (!zero[b]) y[i0 + b].d = dh[b];
     }

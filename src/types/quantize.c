@@ -224,7 +224,10 @@ static void quantize_iq4_nl(const float *restrict x, void *restrict vy, int64_t 
             sumqx += wqx;
             sumq2 += wqq;
         }
-        y[i].d = ct_fp32_to_fp16_inline(sumqx / sumq2);
+        const float d = sumqx / sumq2;
+        /* The sign of a NaN from inf/NaN input depends on the CPU's NaN rules and on
+         * operand order: one canonical NaN makes the block the same everywhere. */
+        y[i].d = d != d ? CT_IQ4_NL_NAN_SCALE : ct_fp32_to_fp16_inline(d);
         for (int j = 0; j < CT_QK4_NL / 2; j++) {
             y[i].qs[j] = (uint8_t)(L[j] | L[j + CT_QK4_NL / 2] << 4);
         }

@@ -130,6 +130,9 @@ _Static_assert(sizeof(block_tq2_0) == 66, "block_tq2_0 size");
 
 /* -127, -104, ..., 113 (SPEC.md §3.5) */
 extern const int8_t ct_kvalues_iq4nl[16];
+/* The fp16 scale stored for an IQ4_NL block whose d is NaN (inf or NaN input):
+ * positive and quiet, whatever sign the arithmetic produced. */
+#define CT_IQ4_NL_NAN_SCALE ((ct_fp16)0x7E00)
 
 /* CT_OK for a valid type id; otherwise records "<func>: type 4 is a removed type
  * id" (or "... is not a type id" when out of range) and returns CT_INVALID_ARGUMENT. */

@@ -641,7 +641,9 @@ void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
         sumqx = ct_xadd(sumqx, ct_xmul(wq, x[j]));
         sumq2 = ct_xadd(sumq2, ct_xmul(wq, q));
     }
-    ct_st_u16(y, ct_float_to_half(ct_xdiv(sumqx, sumq2)));
+    const float d = ct_xdiv(sumqx, sumq2);
+    /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */
+    ct_st_u16(y, isnan(d) ? (ushort)0x7E00 : ct_float_to_half(d));
     for (int j = 0; j < 16; j++) y[2 + j] = (uchar)(L[j] | (L[j + 16] << 4));
 }
 
