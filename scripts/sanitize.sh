@@ -2,7 +2,9 @@
 # The reliability job (docs/RELIABILITY.md):
 #   1. the whole test suite built with AddressSanitizer + UBSan (LeakSanitizer
 #      included) and run; the Python ctypes tests cannot load an ASan library and
-#      the install check builds an uninstrumented consumer, so those two are left out;
+#      the install check builds an uninstrumented consumer, so those two are left out,
+#      and with them the fault-site coverage check, which needs the whole suite's
+#      sites (the normal build's ctest runs it);
 #   2. the threading tests built with ThreadSanitizer and run;
 #   3. each libFuzzer target for CT_FUZZ_SECONDS (default 60) from the corpus in
 #      fuzz/corpus/, the whole fuzz stage bounded by CT_FUZZ_TOTAL_SECONDS.
@@ -53,8 +55,8 @@ if has_stage asan; then
   log "AddressSanitizer + UBSan build of the whole suite ($CC)"
   configure "$root/asan" -DCT_SANITIZE=address,undefined
   cmake --build "$root/asan" -j"$jobs"
-  ctest --test-dir "$root/asan" --output-on-failure -j"$jobs" -E '^(py_.*|install_consumer)$'
-  n=$(ctest --test-dir "$root/asan" -N -E '^(py_.*|install_consumer)$' | sed -n 's/^Total Tests: //p')
+  ctest --test-dir "$root/asan" --output-on-failure -j"$jobs" -E '^(py_.*|install_consumer|fault_site_coverage)$'
+  n=$(ctest --test-dir "$root/asan" -N -E '^(py_.*|install_consumer|fault_site_coverage)$' | sed -n 's/^Total Tests: //p')
   summary+=("ASan+UBSan: $n tests passed ($(( $(date +%s) - t0 )) s)")
 fi
 

@@ -11,9 +11,17 @@
  * child per n; the first backend on an OpenCL device builds the device's program
  * once per process, so that is swept in one child of its own; the scenario on
  * every device (CPU, REF, OpenCL) in-process. Then device faults: bad row
- * indices, an aborted compute, a host-pointer buffer, an unwritable program cache. */
+ * indices, an aborted compute, a host-pointer buffer, an unwritable program cache.
+ * Run by ctest, the sites (file:line) it failed are checked against every site
+ * the rest of the suite reaches (fault_site_coverage, docs/RELIABILITY.md). */
 #include "core/internal.h"
 #include "testutil.h"
+
+#ifdef CT_HAVE_OPENCL
+#  include "opencl/opencl_internal.h"
+
+#  include <dirent.h>
+#endif
 
 #include <execinfo.h>
 #include <math.h>
@@ -277,8 +285,10 @@ static void scenario_device(run *r, ct_device *dev, outputs *out) {
     const char *params = strcmp(ct_device_name(dev), "CPU") == 0 ? "n_threads=2" : NULL;
     RETRY_ST(r, be, ct_device_init_backend(dev, params, &be));
 
-    /* a zero-size buffer and, where the device has the cap, one wrapping host memory */
-    ct_buffer *empty = NULL, *hostbuf = NULL;
+    /* a zero-size buffer and, where the device has the cap, one wrapping host
+     * memory, then one more of that buffer's type where it is another (OpenCL's
+     * mapped host memory, which then allocates the memory itself) */
+    ct_buffer *empty = NULL, *hostbuf = NULL, *mapped = NULL;
     RETRY_ST(r, empty, ct_buffer_type_alloc(buft, 0, &empty));
     ct_device_props props;
     CHECK(ct_device_get_props(dev, &props) == CT_OK);
@@ -292,6 +302,11 @@ static void scenario_device(run *r, ct_device *dev, outputs *out) {
         ct_tensor *ht = hctx ? ct_tensor_new_1d(hctx, CT_TYPE_F32, E) : NULL;
         CHECK(ht && hostbuf && ct_buffer_alloc_tensor(hostbuf, ht, ct_buffer_base(hostbuf)) == CT_OK);
         if (ht && ht->buffer) CHECK(ct_tensor_get(ht, out->host, 0, sizeof out->host) == CT_OK);
+        ct_buffer_type *host_buft = hostbuf ? ct_buffer_get_type(hostbuf) : NULL;
+        if (host_buft && host_buft != buft) {
+            RETRY_ST(r, mapped, ct_buffer_type_alloc(host_buft, 3 * sizeof host, &mapped));
+            CHECK(mapped && ct_buffer_size(mapped) == 3 * sizeof host && ct_buffer_clear(mapped, 0x5a) == CT_OK);
+        }
     }
 
     if (built && buf && be) {
@@ -320,6 +335,7 @@ static void scenario_device(run *r, ct_device *dev, outputs *out) {
 
     ct_buffer_free(hostbuf);
     ct_context_free(hctx);
+    ct_buffer_free(mapped);
     ct_buffer_free(empty);
     ct_backend_free(be);
     ct_buffer_free(buf);
@@ -450,40 +466,117 @@ static int child_registry(fault_kind kind, long n, child_report *rep) {
     return reached ? CHILD_HANDLED : CHILD_NOT_REACHED;
 }
 
-/* The first backend on each non-host device builds (or loads) the device's
- * program, once per process: with the n-th point failing, for every n, the init
- * returns a status and no backend, and a later init tries again. All n in one
- * child, since a failed build is retried by the next init. */
+#ifdef CT_HAVE_OPENCL
+static bool is_opencl_device(ct_device *dev) {
+    const char *name = ct_backend_reg_name(ct_device_reg(dev));
+    return name && strcasecmp(name, "OpenCL") == 0;
+}
+
+/* Empties the child's program-cache directory. */
+static void clear_cache(const char *dir) {
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    char path[1024];
+    for (struct dirent *e; (e = readdir(dp)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(dp);
+}
+
+typedef enum program_state { PROGRAM_COLD, PROGRAM_WARM, PROGRAM_BROKEN } program_state;
+
+/* One sweep of backend inits on an OpenCL device, the program dropped before
+ * each so that every init loads it again: from source with an empty cache
+ * (COLD: create, build, the cache write), from the cache (WARM: read, create
+ * from binary, build, and a failed binary build falling back to source), or
+ * with a build error (BROKEN: every init fails, host faults reach the build
+ * log). Once a fault lands after the program is in place, later points are
+ * the kernels, which a WARM sweep goes on through without dropping it. */
+static long first_init_sweep(ct_device *dev, const char *cache, program_state state, fault_kind kind) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    if (state == PROGRAM_BROKEN) CHECK(ct_ocl_device_set_test_build_options(d, "-DCT_TEST_BUILD_ERROR") == CT_OK);
+    if (state == PROGRAM_WARM) { /* a fault-free load from source fills the cache */
+        clear_cache(cache);
+        ct_ocl_device_reset_program(d);
+        ct_backend *be = NULL;
+        CHECK(ct_device_init_backend(dev, NULL, &be) == CT_OK);
+        ct_backend_free(be);
+    }
+    bool reload = true;
+    long n = 0;
+    for (;; n++) {
+        if (reload) {
+            if (state != PROGRAM_WARM) clear_cache(cache);
+            ct_ocl_device_reset_program(d);
+        }
+        ct_backend *be = NULL;
+        int refs = d->refcount;
+        arm(kind, n);
+        ct_status st = ct_device_init_backend(dev, NULL, &be);
+        bool reached = fired();
+        disarm();
+        if (state == PROGRAM_BROKEN) { /* the build error, or the injected fault before the build */
+            CHECK_MSG(be == NULL && (st == CT_DEVICE_ERROR || (reached && st == CT_OUT_OF_MEMORY)),
+                      "broken build, host allocation %ld failing: %s", n, ct_last_error());
+            CHECK(strncmp(ct_last_error(), "ct_device_init_backend: ", 24) == 0 && d->program == NULL);
+            CHECK(d->refcount == refs);
+        } else if (st != CT_OK) {
+            run r = {.kind = kind, .n = n};
+            on_failure(&r, "ct_device_init_backend", st);
+            CHECK(be == NULL && d->refcount == refs);
+            if (d->program) reload = false;
+        }
+        ct_backend_free(be);
+        if (!reached || tu_failures > 50 || (!reload && state == PROGRAM_COLD)) break;
+    }
+    if (state == PROGRAM_BROKEN) CHECK(ct_ocl_device_set_test_build_options(d, NULL) == CT_OK);
+    return n;
+}
+#endif
+
+/* The first backend on each OpenCL device builds (or loads) the device's
+ * program, once per process, here with a program cache of the child's own:
+ * with the n-th point failing, for every n, the init returns a status and no
+ * backend, and a later init tries again. All n in one child, the program
+ * dropped between them (first_init_sweep). */
 static int child_first_init(fault_kind kind, long n_unused, child_report *rep) {
     CT_UNUSED(n_unused);
     int failures0 = tu_failures;
+#ifdef CT_HAVE_OPENCL
+    char cache[] = "/tmp/ct_faults_cache_XXXXXX";
+    CHECK(mkdtemp(cache) != NULL);
+    setenv("CT_OPENCL_CACHE_DIR", cache, 1);
     child_start();
     size_t n_dev = ct_device_count();
     for (size_t d = 0; d < n_dev; d++) {
         ct_device *dev = ct_device_get(d);
-        if (!dev || is_host_device(dev)) continue;
-        for (long n = 0;; n++) {
-            ct_backend *be = NULL;
-            arm(kind, n);
-            ct_status st = ct_device_init_backend(dev, NULL, &be);
-            bool reached = fired();
+        if (!dev || !is_opencl_device(dev)) continue;
+        rep->points += first_init_sweep(dev, cache, PROGRAM_COLD, kind);
+        rep->points += first_init_sweep(dev, cache, PROGRAM_WARM, kind);
+        if (kind == FAULT_HOST) {
+            rep->points += first_init_sweep(dev, cache, PROGRAM_BROKEN, kind);
+            /* the test hook's own copy of the options */
+            arm(FAULT_HOST, 0);
+            ct_status st = ct_ocl_device_set_test_build_options(ct_ocl_device_of(dev), "-DX");
+            run r = {.kind = kind, .n = 0};
+            if (st != CT_OK) on_failure(&r, "ct_ocl_device_set_test_build_options", st);
             disarm();
-            if (st != CT_OK) {
-                run r = {.kind = kind, .n = n};
-                on_failure(&r, "ct_device_init_backend", st);
-                CHECK(be == NULL);
-            }
-            ct_backend_free(be);
-            if (!reached || tu_failures > 50) {
-                rep->points += n;
-                break;
-            }
+            CHECK(r.failures_seen == 1 && ct_ocl_device_set_test_build_options(ct_ocl_device_of(dev), NULL) == CT_OK);
+            rep->points++;
         }
         ct_backend *be = NULL;
         CHECK(ct_device_init_backend(dev, NULL, &be) == CT_OK);
         ct_backend_free(be);
         rep->n_devices++;
     }
+    clear_cache(cache);
+    rmdir(cache);
+#else
+    CT_UNUSED(kind);
+    CT_UNUSED(rep);
+#endif
     if (tu_failures != failures0) return CHILD_CHECK_FAILED;
     return CHILD_NOT_REACHED;
 }

@@ -32,10 +32,15 @@ void ct_log(ct_log_level level, const char *fmt, ...) CT_PRINTF(2, 3);
 /* Allocation through the hooks of ct_set_allocator. ct_malloc aligns to 16 bytes
  * (the largest scalar alignment); ct_calloc zeroes; a zero size allocates 1 byte
  * so that NULL always means failure. They do not record an error: callers do. */
-void *ct_malloc(size_t size);
-void *ct_calloc(size_t count, size_t size);
-void *ct_aligned_alloc(size_t alignment, size_t size);
 void ct_free(void *ptr);
+/* The allocating calls are macros that pass their source location, so that the
+ * fault-injection coverage check (src/core/fault.c) can name every site. */
+void *ct_malloc_at(size_t size, const char *file, int line);
+void *ct_calloc_at(size_t count, size_t size, const char *file, int line);
+void *ct_aligned_alloc_at(size_t alignment, size_t size, const char *file, int line);
+#define ct_malloc(size) ct_malloc_at((size), __FILE__, __LINE__)
+#define ct_calloc(count, size) ct_calloc_at((count), (size), __FILE__, __LINE__)
+#define ct_aligned_alloc(alignment, size) ct_aligned_alloc_at((alignment), (size), __FILE__, __LINE__)
 
 /* Checked arithmetic: return false (leaving *out unspecified) on overflow. */
 static inline bool ct_mul_size(size_t a, size_t b, size_t *out) { return !__builtin_mul_overflow(a, b, out); }
@@ -58,8 +63,14 @@ static inline bool ct_align_up(size_t v, size_t align, size_t *out) {
  * kernel, queue, context) and treats true as that call failing with
  * CL_OUT_OF_HOST_MEMORY. Every call is counted; ct_fault_set_cl_fail_at(n)
  * resets the count and makes call number n (from 0) fail, -1 none. */
-bool ct_fault_cl_should_fail(const char *what);
+bool ct_fault_cl_should_fail(const char *what, const char *file, int line);
 void ct_fault_set_cl_fail_at(long n);
 long ct_fault_cl_count(void);
+
+/* The site registry: with CT_FAULT_SITES_FILE set, every allocation and OpenCL
+ * creation site reached (and whether one of its calls failed) is appended to
+ * that file at exit, for tests/python/check_fault_sites.py. */
+typedef enum ct_fault_site_kind { CT_FAULT_SITE_HOST, CT_FAULT_SITE_OPENCL } ct_fault_site_kind;
+void ct_fault_site_reached(ct_fault_site_kind kind, const char *file, int line, bool failed);
 
 #endif

@@ -144,18 +144,20 @@ ct_status ct_set_allocator(const ct_allocator *hooks) {
     return CT_OK;
 }
 
-void *ct_aligned_alloc(size_t alignment, size_t size) {
+void *ct_aligned_alloc_at(size_t alignment, size_t size, const char *file, int line) {
     if (alignment < sizeof(void *)) alignment = sizeof(void *);
     if (alignment & (alignment - 1)) return NULL;
-    return allocator.alloc(size ? size : 1, alignment, allocator.user_data);
+    void *p = allocator.alloc(size ? size : 1, alignment, allocator.user_data);
+    ct_fault_site_reached(CT_FAULT_SITE_HOST, file, line, p == NULL);
+    return p;
 }
 
-void *ct_malloc(size_t size) { return ct_aligned_alloc(16, size); }
+void *ct_malloc_at(size_t size, const char *file, int line) { return ct_aligned_alloc_at(16, size, file, line); }
 
-void *ct_calloc(size_t count, size_t size) {
+void *ct_calloc_at(size_t count, size_t size, const char *file, int line) {
     size_t total;
     if (!ct_mul_size(count, size, &total)) return NULL;
-    void *p = ct_malloc(total);
+    void *p = ct_malloc_at(total, file, line);
     if (p) memset(p, 0, total);
     return p;
 }

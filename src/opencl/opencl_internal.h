@@ -62,8 +62,9 @@
  * through CT_OCL_BUILD, so the reliability tests can fail the n-th one
  * (ct_fault_cl_should_fail) as if the driver had run out of memory. */
 #define CT_OCL_CREATE(what, errp, call) \
-    (ct_fault_cl_should_fail(what) ? (*(errp) = CL_OUT_OF_HOST_MEMORY, NULL) : (call))
-#define CT_OCL_BUILD(call) (ct_fault_cl_should_fail("clBuildProgram") ? CL_OUT_OF_HOST_MEMORY : (call))
+    (ct_fault_cl_should_fail(what, __FILE__, __LINE__) ? (*(errp) = CL_OUT_OF_HOST_MEMORY, NULL) : (call))
+#define CT_OCL_BUILD(call) \
+    (ct_fault_cl_should_fail("clBuildProgram", __FILE__, __LINE__) ? CL_OUT_OF_HOST_MEMORY : (call))
 
 /* ---- kernel table ---------------------------------------------------------- */
 
