@@ -1,6 +1,7 @@
 /* CPY, DUP, CONT: the source's elements in logical row-major order, written in the
  * destination's logical row-major order, converting types on the way. */
 #include "cpu/cpu_ops.h"
+#include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
 #include <string.h>
@@ -8,24 +9,7 @@
 /* Floats of scratch between a converter and a quantizer (a multiple of every block size). */
 #define TMP_FLOATS 1024
 
-static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
-
-bool ct_cpu_cpy_supported(const ct_tensor *op) {
-    if (!op || (op->op != CT_OP_CPY && op->op != CT_OP_DUP && op->op != CT_OP_CONT)) return false;
-    const ct_tensor *src = op->src[0];
-    if (!src || !ct_type_is_valid(src->type) || !ct_type_is_valid(op->type)) return false;
-    if (ct_nelements(src) != ct_nelements(op)) return false;
-    const ct_type st = src->type, dt = op->type;
-    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
-    /* Rows of whole blocks, so that blocks are the units walked. */
-    if (src->ne[0] % bs != 0 || op->ne[0] % bd != 0) return false;
-    if (st == dt) return true;
-    if (is_float(st) && is_float(dt)) return true;
-    /* A destination block is filled from one source row. */
-    if (is_float(st) && ct_type_can_quantize(dt)) return src->ne[0] % bd == 0;
-    if (ct_get_dequantize_fn(st) != NULL && is_float(dt)) return true;
-    return false;
-}
+bool ct_cpu_cpy_supported(const ct_tensor *op) { return ct_cpy_types_supported(op); }
 
 /* Copies `units` elements (blocks for block types) of ts bytes between strided runs. */
 static void copy_units(const char *sp, size_t snb0, char *dp, size_t dnb0, size_t ts, int64_t units) {
@@ -341,7 +325,7 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
             walk_advance(&d, n);
             pos += n;
         }
-    } else if (is_float(st) && is_float(dt)) {
+    } else if (ct_type_is_float(st) && ct_type_is_float(dt)) {
         for (int64_t pos = u0 * q; pos < e1;) {
             const int64_t n = min64(min64(walk_left_in_row(&s), walk_left_in_row(&d)), e1 - pos);
             convert_run(st, walk_ptr(&s), s.nb[0], dt, walk_ptr(&d), d.nb[0], n);
@@ -349,7 +333,7 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
             walk_advance(&d, n);
             pos += n;
         }
-    } else if (is_float(st)) {
+    } else if (ct_type_is_float(st)) {
         /* Into blocks: every run is whole destination blocks (src ne0 and dst ne0 are multiples of bd). */
         for (int64_t pos = u0 * q; pos < e1;) {
             const int64_t n = min64(min64(walk_left_in_row(&s), walk_left_in_row(&d)), e1 - pos);

@@ -1,5 +1,6 @@
 /* GET_ROWS: dst[:, i10, i11, i12] = dequant(src0[:, src1[i10, i11, i12], i11, i12]). */
 #include "cpu/cpu_ops.h"
+#include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
 #include <string.h>
@@ -7,22 +8,7 @@
 /* Floats of scratch for rows that cannot be dequantized straight into dst (a multiple of every block size). */
 #define TMP_FLOATS 1024
 
-bool ct_cpu_get_rows_supported(const ct_tensor *op) {
-    if (!op || op->op != CT_OP_GET_ROWS) return false;
-    const ct_tensor *a = op->src[0], *b = op->src[1];
-    if (!a || !b || b->type != CT_TYPE_I32) return false;
-    const bool float_rows = ct_get_dequantize_fn(a->type) != NULL && op->type == CT_TYPE_F32;
-    const bool int_rows = a->type == CT_TYPE_I32 && op->type == CT_TYPE_I32;
-    if (!float_rows && !int_rows) return false;
-    if (op->ne[0] != a->ne[0] || op->ne[1] != b->ne[0] || op->ne[2] != b->ne[1] || op->ne[3] != b->ne[2])
-        return false;
-    if (ct_is_empty(op)) return true;
-    /* src0's batch dims must cover every (i11, i12) a dst row reads. */
-    if (b->ne[3] != 1 || a->ne[2] != b->ne[1] || a->ne[3] < b->ne[2]) return false;
-    const int64_t blck = ct_type_block_size(a->type);
-    /* Block rows are dequantized from one pointer: blocks packed along dim 0. */
-    return blck == 1 || (a->ne[0] % blck == 0 && ct_is_contiguous_rows(a));
-}
+bool ct_cpu_get_rows_supported(const ct_tensor *op) { return ct_get_rows_types_supported(op); }
 
 static inline int32_t load_i32(const char *p) {
     int32_t v;

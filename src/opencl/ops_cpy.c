@@ -2,29 +2,18 @@
  * in the destination's logical row-major order, converting types on the way (the
  * CPU's quantizers and dequantizers, bit for bit, from common.cl). */
 #include "ops_rows.h"
+#include "tensor/tensor_internal.h"
+#include "types/types_internal.h"
 
 /* cpy.cl's unit kinds */
 enum { MODE_RAW = 0, MODE_CONVERT = 1, MODE_QUANT = 2, MODE_DEQ = 3 };
 
-static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
-
-/* The CPU backend's set (ct_cpu_cpy_supported). */
+/* The CPU backend's set (ct_cpy_types_supported), when the kernels are there. */
 bool ct_ocl_cpy_supported(const ct_ocl_device *dev, const ct_tensor *op) {
-    if (!op || (op->op != CT_OP_CPY && op->op != CT_OP_DUP && op->op != CT_OP_CONT)) return false;
     if (!ct_ocl_kernel_available(dev, CT_OCL_K_CPY) || !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_FLAT) ||
         !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_CONTIG))
         return false;
-    const ct_tensor *src = op->src[0];
-    if (!src || !ct_type_is_valid(src->type) || !ct_type_is_valid(op->type)) return false;
-    if (ct_nelements(src) != ct_nelements(op)) return false;
-    const ct_type st = src->type, dt = op->type;
-    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
-    if (src->ne[0] % bs != 0 || op->ne[0] % bd != 0) return false;
-    if (st == dt) return true;
-    if (is_float(st) && is_float(dt)) return true;
-    if (is_float(st) && ct_type_can_quantize(dt)) return src->ne[0] % bd == 0;
-    if (ct_type_can_dequantize(st) && is_float(dt)) return true;
-    return false;
+    return ct_cpy_types_supported(op);
 }
 
 static int log2_of(int64_t v) {
@@ -72,7 +61,7 @@ static ct_status encode_contig(ct_ocl_backend *be, const ct_tensor *src, ct_tens
     int mode;
     int64_t n;
     unsigned bs = 1, bbytes = 0;
-    if (is_float(stp) && is_float(dtp)) {
+    if (ct_type_is_float(stp) && ct_type_is_float(dtp)) {
         mode = MODE_CONVERT;
         n = (n_el + 3) / 4;
     } else {
@@ -112,7 +101,8 @@ ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
         return encode_flat(be, src, node, (size_t)(n_el / bs) * ct_type_size(st));
 
     /* QUANT stays on ct_cpy: staging its blocks through local memory measured slower */
-    if (dflat && ct_is_contiguous(src) && !(is_float(st) && !is_float(dt))) return encode_contig(be, src, node, n_el);
+    if (dflat && ct_is_contiguous(src) && !(ct_type_is_float(st) && !ct_type_is_float(dt)))
+        return encode_contig(be, src, node, n_el);
 
     int mode;
     int64_t q;
@@ -121,10 +111,10 @@ ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
         mode = MODE_RAW;
         q = bs;
         ts = (unsigned)ct_type_size(st);
-    } else if (is_float(st) && is_float(dt)) {
+    } else if (ct_type_is_float(st) && ct_type_is_float(dt)) {
         mode = MODE_CONVERT;
         q = 1;
-    } else if (is_float(st)) {
+    } else if (ct_type_is_float(st)) {
         mode = MODE_QUANT;
         q = bd;
     } else {

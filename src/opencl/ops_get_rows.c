@@ -2,6 +2,7 @@
  * ct_check_indices runs first and raises the error flag on a bad index; the row
  * kernel then writes nothing. */
 #include "ops_rows.h"
+#include "tensor/tensor_internal.h"
 
 static ct_ocl_kernel_id kernel_for(ct_type t) {
     switch (t) {
@@ -26,24 +27,12 @@ static ct_ocl_kernel_id kernel_for(ct_type t) {
     }
 }
 
-/* The CPU backend's set (ct_cpu_get_rows_supported), where the kernel exists. */
+/* The CPU backend's set (ct_get_rows_types_supported), where the kernel exists. */
 bool ct_ocl_get_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
-    if (!op || op->op != CT_OP_GET_ROWS) return false;
-    const ct_tensor *a = op->src[0], *b = op->src[1];
-    if (!a || !b || b->type != CT_TYPE_I32) return false;
-    const bool float_rows = ct_type_can_dequantize(a->type) && op->type == CT_TYPE_F32;
-    const bool int_rows = a->type == CT_TYPE_I32 && op->type == CT_TYPE_I32;
-    if (!float_rows && !int_rows) return false;
-    const ct_ocl_kernel_id kid = kernel_for(a->type);
-    if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(dev, kid) ||
-        !ct_ocl_kernel_available(dev, CT_OCL_K_CHECK_INDICES))
-        return false;
-    if (op->ne[0] != a->ne[0] || op->ne[1] != b->ne[0] || op->ne[2] != b->ne[1] || op->ne[3] != b->ne[2])
-        return false;
-    if (ct_is_empty(op)) return true;
-    if (b->ne[3] != 1 || a->ne[2] != b->ne[1] || a->ne[3] < b->ne[2]) return false;
-    const int64_t blck = ct_type_block_size(a->type);
-    return blck == 1 || (a->ne[0] % blck == 0 && ct_is_contiguous_rows(a));
+    if (!ct_get_rows_types_supported(op)) return false;
+    const ct_ocl_kernel_id kid = kernel_for(op->src[0]->type);
+    return kid != CT_OCL_K_COUNT && ct_ocl_kernel_available(dev, kid) &&
+           ct_ocl_kernel_available(dev, CT_OCL_K_CHECK_INDICES);
 }
 
 ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, int64_t limit) {

@@ -19,7 +19,7 @@ static inline void ct_ocl_rows_wg(size_t nk, size_t max, size_t max_y, size_t *n
     }
     if (nrptg > max_y) nrptg = max_y;
     if (nrptg < 1) nrptg = 1;
-    *nth_out = nth < nk ? nth : nk;
+    *nth_out = nth; /* at most nk: the branch above caps it */
     *nrptg_out = nrptg;
 }
 

@@ -1,8 +1,26 @@
 /* CPY, DUP, CONT and cast constructors (SPEC.md §4.4). */
 #include "tensor/tensor_internal.h"
+#include "types/types_internal.h"
 
 #include <stdio.h>
 #include <string.h>
+
+bool ct_cpy_types_supported(const ct_tensor *op) {
+    if (!op || (op->op != CT_OP_CPY && op->op != CT_OP_DUP && op->op != CT_OP_CONT)) return false;
+    const ct_tensor *src = op->src[0];
+    if (!src || !ct_type_is_valid(src->type) || !ct_type_is_valid(op->type)) return false;
+    if (ct_nelements(src) != ct_nelements(op)) return false;
+    const ct_type st = src->type, dt = op->type;
+    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
+    /* Rows of whole blocks, so that blocks are the units walked. */
+    if (src->ne[0] % bs != 0 || op->ne[0] % bd != 0) return false;
+    if (st == dt) return true;
+    if (ct_type_is_float(st) && ct_type_is_float(dt)) return true;
+    /* A destination block is filled from one source row. */
+    if (ct_type_is_float(st) && ct_type_can_quantize(dt)) return src->ne[0] % bd == 0;
+    if (ct_type_can_dequantize(st) && ct_type_is_float(dt)) return true;
+    return false;
+}
 
 /* A block-quantized destination is written in whole blocks per source row. */
 static ct_status check_row_blocks(const char *func, const ct_tensor *a, ct_type dst_type) {

@@ -90,6 +90,14 @@ void ct_tensor_name_from(ct_tensor *t, const ct_tensor *a, const char *suffix);
 ct_status ct_op_check_args(const char *func, const ct_context *ctx, const ct_tensor *a, const char *role_a,
                            const ct_tensor *b, const char *role_b, const ct_tensor *c, const char *role_c);
 
+/* The type pairs and row shapes a CPY/DUP/CONT node can be computed for on any
+ * backend (whole blocks per row; float<->float, float->quantized, dequantizable->float). */
+bool ct_cpy_types_supported(const ct_tensor *op);
+
+/* The types and shapes a GET_ROWS node can be computed for on any backend
+ * (dequantizable or I32 rows, I32 indices, block rows packed along dim 0). */
+bool ct_get_rows_types_supported(const ct_tensor *op);
+
 /* op_params as float bits. */
 void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
 

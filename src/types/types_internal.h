@@ -186,6 +186,9 @@ static inline ct_bf16 ct_fp32_to_bf16_inline(float f) {
     return (ct_bf16)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
+/* The three float types (CPY converts among them without quantizing). */
+static inline bool ct_type_is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
+
 /* Unchecked dequantizers, one per type, for the CPU backend's inner loops:
  * n elements (a whole number of blocks, n >= 0), src and dst not overlapping.
  * ct_dequantize_row checks its arguments and calls these. */
