@@ -353,6 +353,22 @@ static void test_shapes(void) {
     }
 }
 
+/* Long k (over several 1024-element chunks of the batched float path), with
+ * b-row counts that leave partial groups of 4 and tiles of 16. */
+static void test_long_k(void) {
+    static const int64_t ns[] = {2, 3, 5, 8, 13, 21};
+    for (size_t ti = 0; ti < CT_ARRAY_LEN(all_types); ti++) {
+        const ct_type t = all_types[ti];
+        const int64_t k = is_float(t) ? 2 * 1024 + 7 : 2 * 4096 + 256;
+        for (size_t ni = 0; ni < CT_ARRAY_LEN(ns); ni++) {
+            mm_case c = base_case(t, ni % 2 ? 9 : 2, ns[ni], k);
+            if (ni == 2) c.bs[0] = 2, c.nr[0] = 2; /* groups cut where the a matrix changes */
+            if (ni == 4) c.v = true;
+            run_case(&c);
+        }
+    }
+}
+
 static void test_broadcast_permute(void) {
     static const int64_t bsnr[][4] = {{1, 1, 2, 1}, {1, 1, 1, 2}, {3, 1, 1, 1}, {3, 1, 2, 1},
                                       {3, 2, 1, 1}, {3, 2, 2, 1}, {3, 2, 1, 2}, {3, 2, 2, 2}};
@@ -614,6 +630,18 @@ static void test_empty(void) {
     free(a.mem);
     free(b.mem);
     free(d.mem);
+    /* and on the batched path (several b-rows), quantized, on both kernel sets */
+    const int64_t ne_a1[4] = {0, 3, 1, 1}, ne_b1[4] = {0, 5, 1, 1};
+    for (int portable = 0; portable < 2; portable++) {
+        CHECK(make_tensor(&a, CT_TYPE_Q4_0, ne_a1, per, 0, 0) && make_tensor(&b, CT_TYPE_F32, ne_b1, per, 0, 0));
+        init_dst(&d, &a.t, &b.t);
+        CHECK(ct_cpu_mul_mat_supported(&d.t));
+        run_direct(&d.t, portable);
+        for (int i = 0; i < 15; i++) CHECK(((float *)d.t.data)[i] == 0.0f);
+        free(a.mem);
+        free(b.mem);
+        free(d.mem);
+    }
     const int64_t ne_a2[4] = {32, 0, 1, 1}, ne_b2[4] = {32, 2, 0, 1};
     CHECK(make_tensor(&a, CT_TYPE_Q8_0, ne_a2, per, 0, 0) && make_tensor(&b, CT_TYPE_F32, ne_b2, per, 0, 0));
     init_dst(&d, &a.t, &b.t);
@@ -676,6 +704,7 @@ int main(void) {
     test_empty();
     test_quantize_same();
     test_shapes();
+    test_long_k();
     test_broadcast_permute();
     test_nonfinite();
     for (size_t ti = 0; ti < CT_ARRAY_LEN(all_types); ti++)

@@ -20,10 +20,18 @@ typedef struct ct_block_qy {
     int8_t qs[CT_QY_BLOCK];
 } ct_block_qy;
 
-/* x: one src0 row of k elements (F32, F16 or BF16); y: k floats. Either may be unaligned. */
-typedef float (*ct_dot_f_fn)(int64_t k, const void *x, const void *y);
-/* x: one src0 row of nb * 32 elements; y: nb converted src1 blocks. */
-typedef float (*ct_dot_q_fn)(int64_t nb, const void *x, const ct_block_qy *y);
+/* Multi-row dot products: out[j] = dot(x, y[j]) for j < ny, 1 <= ny <= CT_DOT_NY.
+ * x is unpacked once per block for all ny rows, so the weights stream from
+ * memory once however many src1 rows there are (batched decode). A row's
+ * arithmetic depends on ny at most (never on nx below), and MUL_MAT's grouping
+ * depends on the shapes only, so any thread split gives the same bytes. */
+#define CT_DOT_NY 4
+/* Float src0 takes nx = 1 or 2 rows x, x + bx at once (each y load then feeds two
+ * FMAs): out[r * ny + j] = dot(x_r, y[j]). x rows are k elements (F32, F16 or
+ * BF16); y[j]: k floats. Either may be unaligned. */
+typedef void (*ct_dot_f_fn)(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out);
+/* x: one src0 row of nb * 32 elements; y[j]: nb converted src1 blocks. */
+typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out);
 /* Converts nb * 32 contiguous floats into nb blocks. */
 typedef void (*ct_quantize_qy_fn)(const float *x, ct_block_qy *y, int64_t nb);
 

@@ -28,39 +28,39 @@ static inline float sum_lanes(const float *acc) {
     return ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
 }
 
-static float dot_f32(int64_t k, const void *vx, const void *vy) {
-    const unsigned char *x = vx, *y = vy;
-    float acc[LANES] = {0};
+static inline float conv_f32(const unsigned char *p) { return load_f32(p); }
+static inline float conv_f16(const unsigned char *p) { return ct_fp16_to_fp32_inline(load_u16(p)); }
+static inline float conv_bf16(const unsigned char *p) { return ct_bf16_to_fp32_inline(load_u16(p)); }
+
+/* x converted once per lane group, then used by every y row */
+static inline __attribute__((always_inline)) void dot_f_generic(int64_t k, const unsigned char *x,
+                                                                const void *const *vy, int ny, float *out,
+                                                                float (*conv)(const unsigned char *), size_t xs) {
+    float acc[CT_DOT_NY][LANES] = {{0}};
     int64_t i = 0;
     for (; i + LANES <= k; i += LANES) {
-        for (int l = 0; l < LANES; l++) acc[l] += load_f32(x + 4 * (i + l)) * load_f32(y + 4 * (i + l));
+        float xv[LANES];
+        for (int l = 0; l < LANES; l++) xv[l] = conv(x + xs * (size_t)(i + l));
+        for (int j = 0; j < ny; j++) {
+            const unsigned char *y = (const unsigned char *)vy[j] + 4 * i;
+            for (int l = 0; l < LANES; l++) acc[j][l] += xv[l] * load_f32(y + 4 * l);
+        }
     }
-    for (; i < k; i++) acc[i % LANES] += load_f32(x + 4 * i) * load_f32(y + 4 * i);
-    return sum_lanes(acc);
+    for (; i < k; i++) {
+        const float xv = conv(x + xs * (size_t)i);
+        for (int j = 0; j < ny; j++) acc[j][i % LANES] += xv * load_f32((const unsigned char *)vy[j] + 4 * i);
+    }
+    for (int j = 0; j < ny; j++) out[j] = sum_lanes(acc[j]);
 }
 
-static float dot_f16(int64_t k, const void *vx, const void *vy) {
-    const unsigned char *x = vx, *y = vy;
-    float acc[LANES] = {0};
-    int64_t i = 0;
-    for (; i + LANES <= k; i += LANES) {
-        for (int l = 0; l < LANES; l++)
-            acc[l] += ct_fp16_to_fp32_inline(load_u16(x + 2 * (i + l))) * load_f32(y + 4 * (i + l));
-    }
-    for (; i < k; i++) acc[i % LANES] += ct_fp16_to_fp32_inline(load_u16(x + 2 * i)) * load_f32(y + 4 * i);
-    return sum_lanes(acc);
+static void dot_f32(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out) {
+    for (int r = 0; r < nx; r++) dot_f_generic(k, (const unsigned char *)x + r * bx, y, ny, out + r * ny, conv_f32, 4);
 }
-
-static float dot_bf16(int64_t k, const void *vx, const void *vy) {
-    const unsigned char *x = vx, *y = vy;
-    float acc[LANES] = {0};
-    int64_t i = 0;
-    for (; i + LANES <= k; i += LANES) {
-        for (int l = 0; l < LANES; l++)
-            acc[l] += ct_bf16_to_fp32_inline(load_u16(x + 2 * (i + l))) * load_f32(y + 4 * (i + l));
-    }
-    for (; i < k; i++) acc[i % LANES] += ct_bf16_to_fp32_inline(load_u16(x + 2 * i)) * load_f32(y + 4 * i);
-    return sum_lanes(acc);
+static void dot_f16(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out) {
+    for (int r = 0; r < nx; r++) dot_f_generic(k, (const unsigned char *)x + r * bx, y, ny, out + r * ny, conv_f16, 2);
+}
+static void dot_bf16(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out) {
+    for (int r = 0; r < nx; r++) dot_f_generic(k, (const unsigned char *)x + r * bx, y, ny, out + r * ny, conv_bf16, 2);
 }
 
 ct_dot_f_fn ct_cpu_dot_f_portable(ct_type type) {
@@ -258,27 +258,29 @@ static void unpack_q6_K(const unsigned char *blk, int16_t *v, float *a, float *b
 }
 
 /* The integer sums are exact (|sum| < 2^24, so also exact as float). */
-static inline __attribute__((always_inline)) float dot_q_generic(int64_t nb, const unsigned char *x,
-                                                                 const ct_block_qy *y, unpack_fn unpack,
-                                                                 size_t bsize, int nsub) {
+static inline __attribute__((always_inline)) void dot_q_generic(int64_t nb, const unsigned char *x,
+                                                                const ct_block_qy *const *y, int ny, float *out,
+                                                                unpack_fn unpack, size_t bsize, int nsub) {
     int16_t v[256];
     float a[8], b[8];
-    float acc = 0.0f;
+    float acc[CT_DOT_NY] = {0};
     for (int64_t i = 0; i < nb; i += nsub, x += bsize) {
         unpack(x, v, a, b);
-        for (int s = 0; s < nsub; s++) {
-            const ct_block_qy *yb = y + i + s;
-            int32_t isum = 0;
-            for (int j = 0; j < 32; j++) isum += (int32_t)v[32 * s + j] * yb->qs[j];
-            acc += yb->d * (a[s] * (float)isum + b[s] * yb->s);
+        for (int j = 0; j < ny; j++) {
+            for (int s = 0; s < nsub; s++) {
+                const ct_block_qy *yb = y[j] + i + s;
+                int32_t isum = 0;
+                for (int l = 0; l < 32; l++) isum += (int32_t)v[32 * s + l] * yb->qs[l];
+                acc[j] += yb->d * (a[s] * (float)isum + b[s] * yb->s);
+            }
         }
     }
-    return acc;
+    for (int j = 0; j < ny; j++) out[j] = acc[j];
 }
 
-#define DOT_Q(name, block, nsub)                                                              \
-    static float dot_##name(int64_t nb, const void *x, const ct_block_qy *y) {                \
-        return dot_q_generic(nb, x, y, unpack_##name, sizeof(block), nsub);                   \
+#define DOT_Q(name, block, nsub)                                                                  \
+    static void dot_##name(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out) { \
+        dot_q_generic(nb, x, y, ny, out, unpack_##name, sizeof(block), nsub);                     \
     }
 DOT_Q(q4_0, block_q4_0, 1)
 DOT_Q(q4_1, block_q4_1, 1)

@@ -57,11 +57,6 @@ AVX2 static inline __m256i dot_u8i8(__m256i u, __m256i s) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(u, s), _mm256_set1_epi16(1));
 }
 
-/* signed x signed bytes (y in [-127, 127]) */
-AVX2 static inline __m256i dot_i8i8(__m256i x, __m256i y) {
-    return dot_u8i8(_mm256_sign_epi8(x, x), _mm256_sign_epi8(y, x));
-}
-
 /* 32 nibbles: bytes 0..15 are the low nibbles, 16..31 the high ones */
 AVX2 static inline __m256i nibbles_32(const uint8_t *qs) {
     const __m128i q = _mm_loadu_si128((const __m128i *)qs);
@@ -80,41 +75,117 @@ AVX2 static inline __m256i bits_32(const uint8_t *p) {
 
 AVX2 static inline __m256i load_qy(const ct_block_qy *y) { return _mm256_loadu_si256((const __m256i *)y->qs); }
 
+/* Kernels are written once for ny rows (NY constant after inlining, so the
+ * per-row accumulators live in registers); x is loaded and unpacked once per
+ * block for all rows. */
+#define ALWAYS_INLINE __attribute__((always_inline)) inline
+#define UNROLL_NY _Pragma("GCC unroll 4")
+#define UNROLL_2 _Pragma("GCC unroll 2")
+/* bytes of src0 fetched ahead of the kernels (a prefetch past the row's end is harmless) */
+#define PREFETCH_AHEAD 1024
+
 /* ---- float rows --------------------------------------------------------- */
 
-#define DOT_F_BODY(LOAD8, LOAD1)                                                              \
-    const unsigned char *x = vx, *y = vy;                                                     \
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;                               \
-    int64_t i = 0;                                                                            \
-    for (; i + 32 <= k; i += 32) {                                                            \
-        a0 = _mm256_fmadd_ps(LOAD8(i + 0), _mm256_loadu_ps((const float *)(y + 4 * (i + 0))), a0);   \
-        a1 = _mm256_fmadd_ps(LOAD8(i + 8), _mm256_loadu_ps((const float *)(y + 4 * (i + 8))), a1);   \
-        a2 = _mm256_fmadd_ps(LOAD8(i + 16), _mm256_loadu_ps((const float *)(y + 4 * (i + 16))), a2); \
-        a3 = _mm256_fmadd_ps(LOAD8(i + 24), _mm256_loadu_ps((const float *)(y + 4 * (i + 24))), a3); \
-    }                                                                                         \
-    for (; i + 8 <= k; i += 8) a0 = _mm256_fmadd_ps(LOAD8(i), _mm256_loadu_ps((const float *)(y + 4 * i)), a0); \
-    float sum = hsum_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));         \
-    for (; i < k; i++) {                                                                      \
-        float yv;                                                                             \
-        memcpy(&yv, y + 4 * i, sizeof yv);                                                    \
-        sum += LOAD1(i) * yv;                                                                 \
-    }                                                                                         \
-    return sum;
+enum { F_F32, F_F16, F_BF16 };
 
-#define LD8_F32(i) _mm256_loadu_ps((const float *)(x + 4 * (i)))
-#define LD8_F16(i) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(x + 2 * (i))))
-#define LD8_BF16(i) \
-    _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(x + 2 * (i)))), 16))
+AVX2 static ALWAYS_INLINE __m256 load8_f(const unsigned char *x, int64_t i, int kind) {
+    if (kind == F_F32) return _mm256_loadu_ps((const float *)(x + 4 * i));
+    const __m128i h = _mm_loadu_si128((const __m128i *)(x + 2 * i));
+    if (kind == F_F16) return _mm256_cvtph_ps(h);
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
 
-AVX2 static inline float ld1_f32(const unsigned char *p) { float f; memcpy(&f, p, sizeof f); return f; }
-AVX2 static inline uint16_t ld1_u16(const unsigned char *p) { uint16_t h; memcpy(&h, p, sizeof h); return h; }
-#define LD1_F32(i) ld1_f32(x + 4 * (i))
-#define LD1_F16(i) fp16_f32(ld1_u16(x + 2 * (i)))
-#define LD1_BF16(i) ct_bf16_to_fp32_inline(ld1_u16(x + 2 * (i)))
+AVX2 static ALWAYS_INLINE float load1_f(const unsigned char *x, int64_t i, int kind) {
+    if (kind == F_F32) {
+        float f;
+        memcpy(&f, x + 4 * i, sizeof f);
+        return f;
+    }
+    uint16_t h;
+    memcpy(&h, x + 2 * i, sizeof h);
+    return kind == F_F16 ? fp16_f32(h) : ct_bf16_to_fp32_inline(h);
+}
 
-AVX2 static float dot_f32(int64_t k, const void *vx, const void *vy) { DOT_F_BODY(LD8_F32, LD1_F32) }
-AVX2 static float dot_f16(int64_t k, const void *vx, const void *vy) { DOT_F_BODY(LD8_F16, LD1_F16) }
-AVX2 static float dot_bf16(int64_t k, const void *vx, const void *vy) { DOT_F_BODY(LD8_BF16, LD1_BF16) }
+/* Two accumulator chains per dot when ny <= 2 (the FMA latency needs them),
+ * one when more rows give enough chains; two x rows halve the y loads, which
+ * bound the kernel otherwise. */
+AVX2 static ALWAYS_INLINE void dot_f_n(int64_t k, const void *vx, size_t bx, const int NX, const void *const *vy,
+                                       const int NY, float *out, int kind) {
+    const unsigned char *x[2] = {vx, (const unsigned char *)vx + (NX > 1 ? bx : 0)};
+    const int NA = NY <= 2 ? 2 : 1;
+    const float *y[CT_DOT_NY];
+    __m256 acc[2][CT_DOT_NY][2];
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        y[j] = vy[j];
+        UNROLL_2 for (int r = 0; r < 2; r++) acc[r][j][0] = acc[r][j][1] = _mm256_setzero_ps();
+    }
+    const int64_t xs = kind == F_F32 ? 4 : 2;
+    int64_t i = 0;
+    for (; i + 8 * NA <= k; i += 8 * NA) {
+        _mm_prefetch((const char *)x[0] + xs * i + PREFETCH_AHEAD, _MM_HINT_T0);
+        if (NX > 1) _mm_prefetch((const char *)x[1] + xs * i + PREFETCH_AHEAD, _MM_HINT_T0);
+        UNROLL_2 for (int a = 0; a < NA; a++) {
+            __m256 xv[2];
+            UNROLL_2 for (int r = 0; r < NX; r++) xv[r] = load8_f(x[r], i + 8 * a, kind);
+            UNROLL_NY for (int j = 0; j < NY; j++) {
+                const __m256 yv = _mm256_loadu_ps(y[j] + i + 8 * a);
+                UNROLL_2 for (int r = 0; r < NX; r++) acc[r][j][a] = _mm256_fmadd_ps(xv[r], yv, acc[r][j][a]);
+            }
+        }
+    }
+    for (; i + 8 <= k; i += 8) {
+        __m256 xv[2];
+        UNROLL_2 for (int r = 0; r < NX; r++) xv[r] = load8_f(x[r], i, kind);
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            const __m256 yv = _mm256_loadu_ps(y[j] + i);
+            UNROLL_2 for (int r = 0; r < NX; r++) acc[r][j][0] = _mm256_fmadd_ps(xv[r], yv, acc[r][j][0]);
+        }
+    }
+    UNROLL_2 for (int r = 0; r < NX; r++) {
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            float sum = hsum_ps(NA > 1 ? _mm256_add_ps(acc[r][j][0], acc[r][j][1]) : acc[r][j][0]);
+            for (int64_t t = i; t < k; t++) {
+                float yv;
+                memcpy(&yv, y[j] + t, sizeof yv);
+                sum += load1_f(x[r], t, kind) * yv;
+            }
+            out[r * NY + j] = sum;
+        }
+    }
+}
+
+#define MULTI_F(name, kind)                                                                                  \
+    AVX2 static void name(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out) { \
+        if (nx > 1) {                                                                                        \
+            switch (ny) {                                                                                    \
+            case 1: dot_f_n(k, x, bx, 2, y, 1, out, kind); return;                                           \
+            case 2: dot_f_n(k, x, bx, 2, y, 2, out, kind); return;                                           \
+            case 3: dot_f_n(k, x, bx, 2, y, 3, out, kind); return;                                           \
+            default: dot_f_n(k, x, bx, 2, y, 4, out, kind); return;                                          \
+            }                                                                                                \
+        }                                                                                                    \
+        switch (ny) {                                                                                        \
+        case 1: dot_f_n(k, x, bx, 1, y, 1, out, kind); return;                                               \
+        case 2: dot_f_n(k, x, bx, 1, y, 2, out, kind); return;                                               \
+        case 3: dot_f_n(k, x, bx, 1, y, 3, out, kind); return;                                               \
+        default: dot_f_n(k, x, bx, 1, y, 4, out, kind); return;                                              \
+        }                                                                                                    \
+    }
+MULTI_F(dot_f32, F_F32)
+MULTI_F(dot_f16, F_F16)
+MULTI_F(dot_bf16, F_BF16)
+
+/* One entry point per kernel; the switch instantiates the NY variants. */
+#define MULTI(name, yt, body)                                                                          \
+    AVX2 static void name(int64_t n, const void *x, const yt *const *y, int ny, float *out) {         \
+        switch (ny) {                                                                                  \
+        case 1: body(n, x, y, 1, out); return;                                                         \
+        case 2: body(n, x, y, 2, out); return;                                                         \
+        case 3: body(n, x, y, 3, out); return;                                                         \
+        default: body(n, x, y, 4, out); return;                                                        \
+        }                                                                                              \
+    }
+
 
 /* ---- 32-element blocks --------------------------------------------------- */
 
@@ -138,11 +209,15 @@ AVX2 static inline void qy_pair(const ct_block_qy *y, __m256i *ylo, __m256i *yhi
     *yhi = _mm256_permute2x128_si256(y0, y1, 0x31);
 }
 
-/* [x0*yd0, x1*yd1, 0, 0] for two fp16 factors of x; *s = [ys0, ys1, ys0, ys1] */
-AVX2 static inline __m128 pair_scales(ct_fp16 h0, ct_fp16 h1, const ct_block_qy *y, __m128 *s) {
+/* [x0, x1, 0, 0] for two fp16 factors of x */
+AVX2 static inline __m128 pair_x(ct_fp16 h0, ct_fp16 h1) {
+    return _mm_cvtph_ps(_mm_cvtsi32_si128((int)((uint32_t)h0 | (uint32_t)h1 << 16)));
+}
+
+/* [x0*yd0, x1*yd1, 0, 0] for xd = pair_x(); *s = [ys0, ys1, ys0, ys1] */
+AVX2 static inline __m128 pair_scales(__m128 xd, const ct_block_qy *y, __m128 *s) {
     const __m128 ds = _mm_unpacklo_ps(_mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)&y[0])),
                                       _mm_castsi128_ps(_mm_loadl_epi64((const __m128i *)&y[1])));
-    const __m128 xd = _mm_cvtph_ps(_mm_cvtsi32_si128((int)((uint32_t)h0 | (uint32_t)h1 << 16)));
     *s = _mm_movehl_ps(ds, ds);
     return _mm_mul_ps(xd, ds);
 }
@@ -165,113 +240,158 @@ AVX2 static inline __m256i pair_dot_u4(__m256i lo, __m256i hi, const ct_block_qy
     return _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
 }
 
-AVX2 static float dot_q4_0(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q4_0 *x = vx;
-    __m256 acc = _mm256_setzero_ps();
-    __m128 corr = _mm_setzero_ps();
+/* Q4_0 (has_m = 0: offset -8) and Q4_1 (has_m = 1: min m) */
+AVX2 static ALWAYS_INLINE void dot_q4_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                        float *out, int has_m) {
+    const size_t bs = has_m ? sizeof(block_q4_1) : sizeof(block_q4_0);
+    const unsigned char *xb = vx;
+    __m256 acc[CT_DOT_NY];
+    __m128 corr[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        acc[j] = _mm256_setzero_ps();
+        corr[j] = _mm_setzero_ps();
+    }
+#define Q4_D(i) (has_m ? ((const block_q4_1 *)(xb + (size_t)(i) * bs))->d : ((const block_q4_0 *)(xb + (size_t)(i) * bs))->d)
+#define Q4_M(i) (((const block_q4_1 *)(xb + (size_t)(i) * bs))->m)
+#define Q4_QS(i) (has_m ? ((const block_q4_1 *)(xb + (size_t)(i) * bs))->qs : ((const block_q4_0 *)(xb + (size_t)(i) * bs))->qs)
     int64_t i = 0;
     for (; i + 2 <= nb; i += 2) {
         __m256i lo, hi;
-        __m128 s;
-        nibbles_pair(x[i].qs, x[i + 1].qs, &lo, &hi);
-        const __m256i p = pair_dot_u4(lo, hi, y + i);
-        const __m128 dd = pair_scales(x[i].d, x[i + 1].d, y + i, &s);
-        acc = _mm256_fmadd_ps(bcast_pair(dd), _mm256_cvtepi32_ps(p), acc);
-        corr = _mm_fmadd_ps(dd, s, corr);
+        _mm_prefetch((const char *)xb + (size_t)i * bs + PREFETCH_AHEAD, _MM_HINT_T0);
+        nibbles_pair(Q4_QS(i), Q4_QS(i + 1), &lo, &hi);
+        const __m128 xd = pair_x(Q4_D(i), Q4_D(i + 1));
+        const __m128 xm = has_m ? pair_x(Q4_M(i), Q4_M(i + 1)) : xd;
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            __m128 s;
+            const __m256i p = pair_dot_u4(lo, hi, y[j] + i);
+            const __m128 dd = pair_scales(xd, y[j] + i, &s);
+            acc[j] = _mm256_fmadd_ps(bcast_pair(dd), _mm256_cvtepi32_ps(p), acc[j]);
+            corr[j] = _mm_fmadd_ps(has_m ? pair_scales(xm, y[j] + i, &s) : dd, s, corr[j]);
+        }
     }
-    float c = hsum128(corr);
-    for (; i < nb; i++) {
-        const float d0 = fp16_f32(x[i].d) * y[i].d;
-        const __m256i p0 = dot_u8i8(nibbles_32(x[i].qs), load_qy(&y[i]));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p0), acc);
-        c += d0 * y[i].s;
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        float c = hsum128(corr[j]);
+        __m256 a = acc[j];
+        for (int64_t t = i; t < nb; t++) {
+            const ct_block_qy *yt = y[j] + t;
+            const float d0 = fp16_f32(Q4_D(t)) * yt->d;
+            const __m256i p0 = dot_u8i8(nibbles_32(Q4_QS(t)), load_qy(yt));
+            a = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p0), a);
+            c += has_m ? fp16_f32(Q4_M(t)) * yt->d * yt->s : d0 * yt->s;
+        }
+        out[j] = has_m ? hsum_ps(a) + c : hsum_ps(a) - 8.0f * c;
     }
-    return hsum_ps(acc) - 8.0f * c;
+#undef Q4_D
+#undef Q4_M
+#undef Q4_QS
 }
 
-AVX2 static float dot_q4_1(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q4_1 *x = vx;
-    __m256 acc = _mm256_setzero_ps();
-    __m128 corr = _mm_setzero_ps();
-    int64_t i = 0;
-    for (; i + 2 <= nb; i += 2) {
-        __m256i lo, hi;
-        __m128 s;
-        nibbles_pair(x[i].qs, x[i + 1].qs, &lo, &hi);
-        const __m256i p = pair_dot_u4(lo, hi, y + i);
-        const __m128 dd = pair_scales(x[i].d, x[i + 1].d, y + i, &s);
-        const __m128 md = pair_scales(x[i].m, x[i + 1].m, y + i, &s);
-        acc = _mm256_fmadd_ps(bcast_pair(dd), _mm256_cvtepi32_ps(p), acc);
-        corr = _mm_fmadd_ps(md, s, corr);
-    }
-    float c = hsum128(corr);
-    for (; i < nb; i++) {
-        const float d0 = fp16_f32(x[i].d) * y[i].d;
-        const __m256i p0 = dot_u8i8(nibbles_32(x[i].qs), load_qy(&y[i]));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p0), acc);
-        c += fp16_f32(x[i].m) * y[i].d * y[i].s;
-    }
-    return hsum_ps(acc) + c;
-}
+#define DOT_Q4_0_N(n, x, y, NY, out) dot_q4_n(n, x, y, NY, out, 0)
+#define DOT_Q4_1_N(n, x, y, NY, out) dot_q4_n(n, x, y, NY, out, 1)
+MULTI(dot_q4_0, ct_block_qy, DOT_Q4_0_N)
+MULTI(dot_q4_1, ct_block_qy, DOT_Q4_1_N)
 
 AVX2 static inline __m256i q5_values(const uint8_t *qs, const uint8_t *qh) {
     return _mm256_or_si256(nibbles_32(qs), _mm256_and_si256(bits_32(qh), _mm256_set1_epi8(0x10)));
 }
 
-AVX2 static float dot_q5_0(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q5_0 *x = vx;
-    __m256 acc = _mm256_setzero_ps();
-    float corr = 0.0f;
-    for (int64_t i = 0; i < nb; i++) {
-        const float d0 = fp16_f32(x[i].d) * y[i].d;
-        const __m256i p = dot_u8i8(q5_values(x[i].qs, x[i].qh), load_qy(&y[i]));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p), acc);
-        corr += d0 * y[i].s;
+/* Q5_0 (has_m = 0: offset -16) and Q5_1 */
+AVX2 static ALWAYS_INLINE void dot_q5_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                        float *out, int has_m) {
+    const size_t bs = has_m ? sizeof(block_q5_1) : sizeof(block_q5_0);
+    const unsigned char *xb = vx;
+    __m256 acc[CT_DOT_NY];
+    float corr[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        acc[j] = _mm256_setzero_ps();
+        corr[j] = 0.0f;
     }
-    return hsum_ps(acc) - 16.0f * corr;
+    for (int64_t i = 0; i < nb; i++) {
+        const unsigned char *b = xb + (size_t)i * bs;
+        _mm_prefetch((const char *)b + PREFETCH_AHEAD, _MM_HINT_T0);
+        ct_fp16 hd, hm = 0;
+        __m256i v;
+        if (has_m) {
+            const block_q5_1 *x = (const block_q5_1 *)b;
+            hd = x->d;
+            hm = x->m;
+            v = q5_values(x->qs, x->qh);
+        } else {
+            const block_q5_0 *x = (const block_q5_0 *)b;
+            hd = x->d;
+            v = q5_values(x->qs, x->qh);
+        }
+        const float xd = fp16_f32(hd), xm = has_m ? fp16_f32(hm) : 0.0f;
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            const ct_block_qy *yi = y[j] + i;
+            const float d0 = xd * yi->d;
+            const __m256i p = dot_u8i8(v, load_qy(yi));
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p), acc[j]);
+            corr[j] += has_m ? xm * yi->d * yi->s : d0 * yi->s;
+        }
+    }
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = has_m ? hsum_ps(acc[j]) + corr[j] : hsum_ps(acc[j]) - 16.0f * corr[j];
 }
 
-AVX2 static float dot_q5_1(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q5_1 *x = vx;
-    __m256 acc = _mm256_setzero_ps();
-    float corr = 0.0f;
-    for (int64_t i = 0; i < nb; i++) {
-        const float d0 = fp16_f32(x[i].d) * y[i].d;
-        const __m256i p = dot_u8i8(q5_values(x[i].qs, x[i].qh), load_qy(&y[i]));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p), acc);
-        corr += fp16_f32(x[i].m) * y[i].d * y[i].s;
+#define DOT_Q5_0_N(n, x, y, NY, out) dot_q5_n(n, x, y, NY, out, 0)
+#define DOT_Q5_1_N(n, x, y, NY, out) dot_q5_n(n, x, y, NY, out, 1)
+MULTI(dot_q5_0, ct_block_qy, DOT_Q5_0_N)
+MULTI(dot_q5_1, ct_block_qy, DOT_Q5_1_N)
+
+/* Q8_0 (iq = 0) and IQ4_NL (iq = 1, signed table values) */
+AVX2 static ALWAYS_INLINE __m256i s8_values(const void *vx, int64_t i, int iq, __m256i table, float *xd) {
+    if (iq) {
+        const block_iq4_nl *x = (const block_iq4_nl *)vx + i;
+        *xd = fp16_f32(x->d);
+        return _mm256_shuffle_epi8(table, nibbles_32(x->qs));
     }
-    return hsum_ps(acc) + corr;
+    const block_q8_0 *x = (const block_q8_0 *)vx + i;
+    *xd = fp16_f32(x->d);
+    return _mm256_loadu_si256((const __m256i *)x->qs);
 }
 
-AVX2 static float dot_q8_0(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q8_0 *x = vx;
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+/* |x| and sign(x) once per block; even and odd blocks in two chains per row */
+AVX2 static ALWAYS_INLINE void dot_s8_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                        float *out, int iq) {
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ct_kvalues_iq4nl));
+    __m256 acc0[CT_DOT_NY], acc1[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        acc0[j] = _mm256_setzero_ps();
+        acc1[j] = acc0[j];
+    }
     int64_t i = 0;
     for (; i + 2 <= nb; i += 2) {
-        const __m256i p0 = dot_i8i8(_mm256_loadu_si256((const __m256i *)x[i].qs), load_qy(&y[i]));
-        const __m256i p1 = dot_i8i8(_mm256_loadu_si256((const __m256i *)x[i + 1].qs), load_qy(&y[i + 1]));
-        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(fp16_f32(x[i].d) * y[i].d), _mm256_cvtepi32_ps(p0), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(fp16_f32(x[i + 1].d) * y[i + 1].d), _mm256_cvtepi32_ps(p1), acc1);
+        float xd0, xd1;
+        _mm_prefetch((const char *)vx + (size_t)i * (iq ? sizeof(block_iq4_nl) : sizeof(block_q8_0)) + PREFETCH_AHEAD,
+                     _MM_HINT_T0);
+        const __m256i v0 = s8_values(vx, i, iq, table, &xd0), v1 = s8_values(vx, i + 1, iq, table, &xd1);
+        const __m256i a0 = _mm256_sign_epi8(v0, v0), a1 = _mm256_sign_epi8(v1, v1);
+        const __m256 xv0 = _mm256_set1_ps(xd0), xv1 = _mm256_set1_ps(xd1);
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            const ct_block_qy *yi = y[j] + i;
+            const __m256i p0 = dot_u8i8(a0, _mm256_sign_epi8(load_qy(yi), v0));
+            const __m256i p1 = dot_u8i8(a1, _mm256_sign_epi8(load_qy(yi + 1), v1));
+            acc0[j] = _mm256_fmadd_ps(_mm256_mul_ps(xv0, _mm256_broadcast_ss(&yi[0].d)), _mm256_cvtepi32_ps(p0), acc0[j]);
+            acc1[j] = _mm256_fmadd_ps(_mm256_mul_ps(xv1, _mm256_broadcast_ss(&yi[1].d)), _mm256_cvtepi32_ps(p1), acc1[j]);
+        }
     }
-    for (; i < nb; i++) {
-        const __m256i p0 = dot_i8i8(_mm256_loadu_si256((const __m256i *)x[i].qs), load_qy(&y[i]));
-        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(fp16_f32(x[i].d) * y[i].d), _mm256_cvtepi32_ps(p0), acc0);
+    if (i < nb) {
+        float xd0;
+        const __m256i v0 = s8_values(vx, i, iq, table, &xd0), a0 = _mm256_sign_epi8(v0, v0);
+        const __m256 xv0 = _mm256_set1_ps(xd0);
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            const ct_block_qy *yi = y[j] + i;
+            const __m256i p0 = dot_u8i8(a0, _mm256_sign_epi8(load_qy(yi), v0));
+            acc0[j] = _mm256_fmadd_ps(_mm256_mul_ps(xv0, _mm256_broadcast_ss(&yi->d)), _mm256_cvtepi32_ps(p0), acc0[j]);
+        }
     }
-    return hsum_ps(_mm256_add_ps(acc0, acc1));
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_add_ps(acc0[j], acc1[j]));
 }
 
-AVX2 static float dot_iq4_nl(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_iq4_nl *x = vx;
-    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ct_kvalues_iq4nl));
-    __m256 acc = _mm256_setzero_ps();
-    for (int64_t i = 0; i < nb; i++) {
-        const __m256i v = _mm256_shuffle_epi8(table, nibbles_32(x[i].qs));
-        const __m256i p = dot_i8i8(v, load_qy(&y[i]));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(fp16_f32(x[i].d) * y[i].d), _mm256_cvtepi32_ps(p), acc);
-    }
-    return hsum_ps(acc);
-}
+#define DOT_Q8_0_N(n, x, y, NY, out) dot_s8_n(n, x, y, NY, out, 0)
+#define DOT_IQ4_NL_N(n, x, y, NY, out) dot_s8_n(n, x, y, NY, out, 1)
+MULTI(dot_q8_0, ct_block_qy, DOT_Q8_0_N)
+MULTI(dot_iq4_nl, ct_block_qy, DOT_IQ4_NL_N)
 
 /* ---- 256-element super-blocks (y: 8 blocks each) ------------------------- */
 
@@ -284,61 +404,86 @@ static inline void scales_mins_k4(const uint8_t *q, uint8_t *sc, uint8_t *m) {
     }
 }
 
-/* Q4_K and Q5_K share everything but the fifth bit (hb: NULL for Q4_K). */
-AVX2 static inline float dot_k4(const uint8_t *scales, ct_fp16 hd, ct_fp16 hdmin, const uint8_t *qs,
-                                const uint8_t *qh, const ct_block_qy *y, __m256 *acc) {
-    uint8_t sc[8], m[8];
-    scales_mins_k4(scales, sc, m);
-    const float d = fp16_f32(hd), dmin = fp16_f32(hdmin);
+/* [y0.d*y0.s, ..., y7.d*y7.s] of 8 consecutive blocks: the mins term of a super-block */
+AVX2 static inline __m256 ds8(const ct_block_qy *y) {
+    __m128i p[4];
+    for (int t = 0; t < 4; t++)
+        p[t] = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)&y[2 * t]),
+                                  _mm_loadl_epi64((const __m128i *)&y[2 * t + 1]));
+    const __m256 a = _mm256_castsi256_ps(_mm256_set_m128i(p[2], p[0])); /* d0 s0 d1 s1 | d4 s4 d5 s5 */
+    const __m256 b = _mm256_castsi256_ps(_mm256_set_m128i(p[3], p[1])); /* d2 s2 d3 s3 | d6 s6 d7 s7 */
+    return _mm256_mul_ps(_mm256_shuffle_ps(a, b, 0x88), _mm256_shuffle_ps(a, b, 0xDD));
+}
+
+/* Q4_K and Q5_K share everything but the fifth bit (q5 = 1 reads qh). */
+AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                        float *out, int q5) {
+    const size_t bs = q5 ? sizeof(block_q5_K) : sizeof(block_q4_K);
     const __m256i m4 = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
-    __m256i hb = qh ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
-    float corr = 0.0f;
-    for (int c = 0; c < 4; c++) {
-        const __m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * c));
-        __m256i lo = _mm256_and_si256(q, m4);
-        __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
-        if (qh) {
-            lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(hb, one), 4));
-            hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 1), one), 4));
-            hb = _mm256_srli_epi16(hb, 2);
-        }
-        const ct_block_qy *y0 = y + 2 * c, *y1 = y0 + 1;
-        const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load_qy(y0)), _mm256_set1_epi16(sc[2 * c]));
-        const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load_qy(y1)), _mm256_set1_epi16(sc[2 * c + 1]));
-        *acc = _mm256_fmadd_ps(_mm256_set1_ps(d * y0->d), _mm256_cvtepi32_ps(p0), *acc);
-        *acc = _mm256_fmadd_ps(_mm256_set1_ps(d * y1->d), _mm256_cvtepi32_ps(p1), *acc);
-        corr += y0->d * ((float)m[2 * c] * y0->s) + y1->d * ((float)m[2 * c + 1] * y1->s);
+    __m256 acc[CT_DOT_NY], corr[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        acc[j] = _mm256_setzero_ps();
+        corr[j] = _mm256_setzero_ps();
     }
-    return dmin * corr;
+    for (int64_t i = 0; i < nb / 8; i++) {
+        const unsigned char *b = (const unsigned char *)vx + (size_t)i * bs;
+        const uint8_t *scales, *qs, *qh = NULL;
+        for (size_t o = 0; o < bs; o += 64) _mm_prefetch((const char *)b + PREFETCH_AHEAD + o, _MM_HINT_T0);
+        ct_fp16 hd, hdmin;
+        if (q5) {
+            const block_q5_K *x = (const block_q5_K *)b;
+            scales = x->scales, qs = x->qs, qh = x->qh, hd = x->d, hdmin = x->dmin;
+        } else {
+            const block_q4_K *x = (const block_q4_K *)b;
+            scales = x->scales, qs = x->qs, hd = x->d, hdmin = x->dmin;
+        }
+        uint8_t sc[8], m[8];
+        scales_mins_k4(scales, sc, m);
+        const __m256 dv = _mm256_set1_ps(fp16_f32(hd));
+        /* dmin * m per sub-block */
+        const __m256 mv = _mm256_mul_ps(_mm256_set1_ps(fp16_f32(hdmin)),
+                                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)m))));
+        UNROLL_NY for (int j = 0; j < NY; j++) corr[j] = _mm256_fmadd_ps(mv, ds8(y[j] + 8 * i), corr[j]);
+        __m256i hb = q5 ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
+        for (int c = 0; c < 4; c++) {
+            const __m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * c));
+            __m256i lo = _mm256_and_si256(q, m4);
+            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
+            if (q5) {
+                lo = _mm256_or_si256(lo, _mm256_slli_epi16(_mm256_and_si256(hb, one), 4));
+                hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 1), one), 4));
+                hb = _mm256_srli_epi16(hb, 2);
+            }
+            const __m256i s0 = _mm256_set1_epi16(sc[2 * c]), s1 = _mm256_set1_epi16(sc[2 * c + 1]);
+            UNROLL_NY for (int j = 0; j < NY; j++) {
+                const ct_block_qy *y0 = y[j] + 8 * i + 2 * c, *y1 = y0 + 1;
+                const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load_qy(y0)), s0);
+                const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load_qy(y1)), s1);
+                acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&y0->d)), _mm256_cvtepi32_ps(p0), acc[j]);
+                acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&y1->d)), _mm256_cvtepi32_ps(p1), acc[j]);
+            }
+        }
+    }
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(acc[j], corr[j]));
 }
 
-AVX2 static float dot_q4_K(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q4_K *x = vx;
-    __m256 acc = _mm256_setzero_ps();
-    float corr = 0.0f;
-    for (int64_t i = 0; i < nb / 8; i++) corr += dot_k4(x[i].scales, x[i].d, x[i].dmin, x[i].qs, NULL, y + 8 * i, &acc);
-    return hsum_ps(acc) - corr;
-}
+#define DOT_Q4_K_N(n, x, y, NY, out) dot_k4_n(n, x, y, NY, out, 0)
+#define DOT_Q5_K_N(n, x, y, NY, out) dot_k4_n(n, x, y, NY, out, 1)
+MULTI(dot_q4_K, ct_block_qy, DOT_Q4_K_N)
+MULTI(dot_q5_K, ct_block_qy, DOT_Q5_K_N)
 
-AVX2 static float dot_q5_K(int64_t nb, const void *vx, const ct_block_qy *y) {
-    const block_q5_K *x = vx;
-    __m256 acc = _mm256_setzero_ps();
-    float corr = 0.0f;
-    for (int64_t i = 0; i < nb / 8; i++)
-        corr += dot_k4(x[i].scales, x[i].d, x[i].dmin, x[i].qs, x[i].qh, y + 8 * i, &acc);
-    return hsum_ps(acc) - corr;
-}
-
-AVX2 static float dot_q6_K(int64_t nb, const void *vx, const ct_block_qy *y) {
+AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                          float *out) {
     const block_q6_K *x = vx;
     const __m256i m4 = _mm256_set1_epi8(0x0F), m3 = _mm256_set1_epi8(3), off = _mm256_set1_epi8(32);
-    __m256 acc = _mm256_setzero_ps();
+    __m256 acc[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
-        const float d = fp16_f32(x[i].d);
+        const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d));
+        for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         for (int h = 0; h < 2; h++) {
             const uint8_t *ql = x[i].ql + 64 * h, *qh = x[i].qh + 32 * h;
             const int8_t *sc = x[i].scales + 8 * h;
-            const ct_block_qy *yb = y + 8 * i + 4 * h;
             const __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
             const __m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
             const __m256i hv = _mm256_loadu_si256((const __m256i *)qh);
@@ -351,17 +496,21 @@ AVX2 static float dot_q6_K(int64_t nb, const void *vx, const ct_block_qy *y) {
             v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hv, 6), m3), 4));
             for (int k = 0; k < 4; k++) {
-                const __m256i s = _mm256_sub_epi8(v[k], off);
-                const __m256i yq = load_qy(&yb[k]);
-                const __m256i p16 = _mm256_maddubs_epi16(_mm256_sign_epi8(s, s), _mm256_sign_epi8(yq, s));
+                const __m256i s = _mm256_sub_epi8(v[k], off), as = _mm256_sign_epi8(s, s);
                 const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
-                const __m256i p = _mm256_madd_epi16(p16, scv);
-                acc = _mm256_fmadd_ps(_mm256_set1_ps(d * yb[k].d), _mm256_cvtepi32_ps(p), acc);
+                UNROLL_NY for (int j = 0; j < NY; j++) {
+                    const ct_block_qy *yb = y[j] + 8 * i + 4 * h + k;
+                    const __m256i p16 = _mm256_maddubs_epi16(as, _mm256_sign_epi8(load_qy(yb), s));
+                    const __m256i p = _mm256_madd_epi16(p16, scv);
+                    acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), acc[j]);
+                }
             }
         }
     }
-    return hsum_ps(acc);
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(acc[j]);
 }
+
+MULTI(dot_q6_K, ct_block_qy, dot_q6_K_n)
 
 /* ---- src1 conversion: same bytes as the portable one ---------------------- */
 
