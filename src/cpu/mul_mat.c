@@ -19,7 +19,6 @@ static atomic_bool force_portable;
 
 void ct_cpu_mul_mat_force_portable(bool portable) { atomic_store(&force_portable, portable); }
 
-static bool is_float_type(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
 
 static bool is_quant_type(ct_type t) {
     switch (t) {
@@ -37,7 +36,7 @@ static bool work_bytes(const ct_tensor *dst, size_t *out) {
     int64_t nr1;
     if (!ct_mul_i64(b->ne[1], b->ne[2], &nr1) || !ct_mul_i64(nr1, b->ne[3], &nr1)) return false;
     size_t row;
-    if (is_float_type(a->type)) {
+    if (ct_type_is_float(a->type)) {
         if (b->nb[0] == sizeof(float)) {
             *out = 0;
             return true;
@@ -53,7 +52,7 @@ bool ct_cpu_mul_mat_supported(const ct_tensor *op) {
     if (!op || op->op != CT_OP_MUL_MAT || op->type != CT_TYPE_F32) return false;
     const ct_tensor *a = op->src[0], *b = op->src[1];
     if (!a || !b || b->type != CT_TYPE_F32) return false;
-    if (!is_float_type(a->type) && !is_quant_type(a->type)) return false;
+    if (!ct_type_is_float(a->type) && !is_quant_type(a->type)) return false;
     for (int i = 0; i < CT_MAX_DIMS; i++) {
         if (a->ne[i] < 0 || b->ne[i] < 0) return false;
     }
@@ -167,7 +166,7 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
         return;
     }
 
-    const bool to_float = is_float_type(a->type);
+    const bool to_float = ct_type_is_float(a->type);
     const mm_kernels kern = select_kernels(a->type);
     const int64_t r2 = ne12 / a->ne[2], r3 = ne13 / a->ne[3];
     const char *src0 = a->data, *src1 = b->data;

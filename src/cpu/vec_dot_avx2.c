@@ -11,37 +11,11 @@
 
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
 
-#include <cpuid.h>
+#include "core/cpu_features.h"
+
 #include <immintrin.h>
-#include <stdatomic.h>
 
 #define AVX2 __attribute__((target("avx2,fma,f16c")))
-
-/* CPUID directly: not every compiler's __builtin_cpu_supports knows f16c.
- * XGETBV confirms that the OS saves the YMM registers. */
-static bool detect_avx2(void) {
-    unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
-    const unsigned need = 1u << 12 | 1u << 27 | 1u << 28 | 1u << 29; /* FMA, OSXSAVE, AVX, F16C */
-    if ((c & need) != need) return false;
-    unsigned xlo, xhi;
-    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-    (void)xhi;
-    if ((xlo & 6u) != 6u) return false;
-    if (__get_cpuid_max(0, NULL) < 7) return false;
-    __cpuid_count(7, 0, a, b, c, d);
-    return (b & 1u << 5) != 0; /* AVX2 */
-}
-
-static bool cpu_has_avx2(void) {
-    static atomic_int state; /* 0 unknown, 1 yes, 2 no */
-    int s = atomic_load_explicit(&state, memory_order_relaxed);
-    if (s == 0) {
-        s = detect_avx2() ? 1 : 2;
-        atomic_store_explicit(&state, s, memory_order_relaxed);
-    }
-    return s == 1;
-}
 
 AVX2 static inline float hsum_ps(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -553,7 +527,7 @@ AVX2 static void quantize_qy(const float *x, ct_block_qy *y, int64_t nb) {
 }
 
 ct_dot_f_fn ct_cpu_dot_f_avx2(ct_type type) {
-    if (!cpu_has_avx2()) return NULL;
+    if (!ct_cpu_has_avx2_f16c()) return NULL;
     switch (type) {
     case CT_TYPE_F32: return dot_f32;
     case CT_TYPE_F16: return dot_f16;
@@ -563,7 +537,7 @@ ct_dot_f_fn ct_cpu_dot_f_avx2(ct_type type) {
 }
 
 ct_dot_q_fn ct_cpu_dot_q_avx2(ct_type type) {
-    if (!cpu_has_avx2()) return NULL;
+    if (!ct_cpu_has_avx2_f16c()) return NULL;
     switch (type) {
     case CT_TYPE_Q4_0: return dot_q4_0;
     case CT_TYPE_Q4_1: return dot_q4_1;
@@ -578,7 +552,7 @@ ct_dot_q_fn ct_cpu_dot_q_avx2(ct_type type) {
     }
 }
 
-ct_quantize_qy_fn ct_cpu_quantize_qy_avx2(void) { return cpu_has_avx2() ? quantize_qy : NULL; }
+ct_quantize_qy_fn ct_cpu_quantize_qy_avx2(void) { return ct_cpu_has_avx2_f16c() ? quantize_qy : NULL; }
 
 #else /* not x86 with GCC/Clang */
 
