@@ -28,8 +28,6 @@ void ct_cpu_barrier(const ct_cpu_params *params);
 /* Records an error for the node (the first one wins); the node's result is then
  * unspecified but nothing is written outside its tensors. */
 void ct_cpu_set_error(const ct_cpu_params *params, ct_status status, const char *fmt, ...) CT_PRINTF(3, 4);
-/* True once any thread of the node has recorded an error (to stop early). */
-bool ct_cpu_has_error(const ct_cpu_params *params);
 
 /* Scratch bytes a node needs with n_threads threads (0 for most ops). */
 size_t ct_cpu_work_size(const ct_tensor *node, int n_threads);

@@ -236,7 +236,3 @@ void ct_cpu_set_error(const ct_cpu_params *params, ct_status status, const char 
     va_end(ap);
 }
 
-bool ct_cpu_has_error(const ct_cpu_params *params) {
-    if (!params->pool) return solo_error == params;
-    return atomic_load(&params->pool->err_node) >= 0;
-}

@@ -1,11 +1,11 @@
 /* The CPU backend's thread pool: n - 1 persistent workers plus the calling
  * thread as thread 0, a barrier, and the per-compute error and abort state
- * behind ct_cpu_set_error / ct_cpu_has_error (cpu_ops.h).
+ * behind ct_cpu_set_error (cpu_ops.h).
  *
  * The op functions get params->pool non-NULL from the CPU backend. A direct
  * call with pool == NULL (a test running one op on one thread) is allowed:
  * ct_cpu_barrier does nothing, ct_cpu_set_error records with ct_fail on that
- * thread, and ct_cpu_has_error is true for that params object after its error. */
+ * thread (the first error of that params object wins). */
 #ifndef CT_CPU_THREADPOOL_H
 #define CT_CPU_THREADPOOL_H
 
