@@ -1,5 +1,6 @@
 /* SET_ROWS: dst[:, src1[i, i02 % ne11, i03 % ne12], i02, i03] = convert(src0[:, i, i02, i03]). */
 #include "cpu/cpu_ops.h"
+#include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
 #include <string.h>
@@ -7,22 +8,7 @@
 /* Floats of scratch for F16 or strided source rows (a multiple of every block size). */
 #define TMP_FLOATS 1024
 
-bool ct_cpu_set_rows_supported(const ct_tensor *op) {
-    if (!op || op->op != CT_OP_SET_ROWS) return false;
-    const ct_tensor *b = op->src[0], *c = op->src[1];
-    if (!b || !c) return false;
-    if (!ct_type_can_quantize(op->type)) return false;
-    if (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16) return false;
-    if (c->type != CT_TYPE_I64 && c->type != CT_TYPE_I32) return false;
-    if (b->ne[0] != op->ne[0] || b->ne[2] != op->ne[2] || b->ne[3] != op->ne[3] || c->ne[0] != b->ne[1] ||
-        c->ne[3] != 1)
-        return false;
-    if (ct_is_empty(b)) return true; /* nothing is read or written */
-    if (c->ne[1] <= 0 || c->ne[2] <= 0 || b->ne[2] % c->ne[1] != 0 || b->ne[3] % c->ne[2] != 0) return false;
-    /* Each row is quantized in place by the row quantizer: whole blocks, packed along dim 0. */
-    const int64_t blck = ct_type_block_size(op->type);
-    return op->ne[0] % blck == 0 && ct_is_contiguous_rows(op);
-}
+bool ct_cpu_set_rows_supported(const ct_tensor *op) { return ct_set_rows_types_supported(op); }
 
 static inline int64_t load_index(const char *p, bool i64) {
     if (i64) {

@@ -4,6 +4,7 @@
  * Duplicate indices in one batch leave the row of any one of their sources (the CPU
  * keeps the last), as SPEC §4.2 leaves it undefined. */
 #include "ops_rows.h"
+#include "tensor/tensor_internal.h"
 
 static ct_ocl_kernel_id kernel_for(ct_type t) {
     switch (t) {
@@ -20,24 +21,14 @@ static ct_ocl_kernel_id kernel_for(ct_type t) {
     }
 }
 
-/* The CPU backend's set (ct_cpu_set_rows_supported). */
+/* The CPU backend's set (ct_set_rows_types_supported), when the kernels are there. */
 bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
-    if (!op || op->op != CT_OP_SET_ROWS) return false;
-    const ct_tensor *b = op->src[0], *c = op->src[1];
-    if (!b || !c) return false;
+    if (!op) return false;
     const ct_ocl_kernel_id kid = kernel_for(op->type);
     if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(dev, kid) ||
         !ct_ocl_kernel_available(dev, CT_OCL_K_CHECK_INDICES))
         return false;
-    if (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16) return false;
-    if (c->type != CT_TYPE_I64 && c->type != CT_TYPE_I32) return false;
-    if (b->ne[0] != op->ne[0] || b->ne[2] != op->ne[2] || b->ne[3] != op->ne[3] || c->ne[0] != b->ne[1] ||
-        c->ne[3] != 1)
-        return false;
-    if (ct_is_empty(b)) return true;
-    if (c->ne[1] <= 0 || c->ne[2] <= 0 || b->ne[2] % c->ne[1] != 0 || b->ne[3] % c->ne[2] != 0) return false;
-    const int64_t blck = ct_type_block_size(op->type);
-    return op->ne[0] % blck == 0 && ct_is_contiguous_rows(op);
+    return ct_set_rows_types_supported(op);
 }
 
 ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node) {

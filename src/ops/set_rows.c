@@ -8,6 +8,23 @@ static bool broadcasts(int64_t nb_dim, int64_t nc_dim) {
     return nc_dim == 0 ? nb_dim == 0 : nb_dim % nc_dim == 0;
 }
 
+bool ct_set_rows_types_supported(const ct_tensor *op) {
+    if (!op || op->op != CT_OP_SET_ROWS) return false;
+    const ct_tensor *b = op->src[0], *c = op->src[1];
+    if (!b || !c) return false;
+    if (!ct_type_can_quantize(op->type)) return false;
+    if (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16) return false;
+    if (c->type != CT_TYPE_I64 && c->type != CT_TYPE_I32) return false;
+    if (b->ne[0] != op->ne[0] || b->ne[2] != op->ne[2] || b->ne[3] != op->ne[3] || c->ne[0] != b->ne[1] ||
+        c->ne[3] != 1)
+        return false;
+    if (ct_is_empty(b)) return true; /* nothing is read or written */
+    if (c->ne[1] <= 0 || c->ne[2] <= 0 || b->ne[2] % c->ne[1] != 0 || b->ne[3] % c->ne[2] != 0) return false;
+    /* Each row is quantized in place by the row quantizer: whole blocks, packed along dim 0. */
+    const int64_t blck = ct_type_block_size(op->type);
+    return op->ne[0] % blck == 0 && ct_is_contiguous_rows(op);
+}
+
 ct_tensor *ct_set_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c) {
     static const char F[] = "ct_set_rows";
     if (ct_op_check_args(F, ctx, a, "a", b, "b", c, "c") != CT_OK) return NULL;

@@ -98,6 +98,11 @@ bool ct_cpy_types_supported(const ct_tensor *op);
  * (dequantizable or I32 rows, I32 indices, block rows packed along dim 0). */
 bool ct_get_rows_types_supported(const ct_tensor *op);
 
+/* The types and shapes a SET_ROWS node can be computed for on any backend
+ * (F32/F16 rows into a type ct_quantize_row writes, I64/I32 indices, whole
+ * blocks packed along dim 0). */
+bool ct_set_rows_types_supported(const ct_tensor *op);
+
 /* op_params as float bits. */
 void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
 
