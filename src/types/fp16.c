@@ -16,67 +16,28 @@ static ct_status check_row(const char *func, const void *src, const void *dst, i
     return CT_OK;
 }
 
-/* restrict: the API forbids overlap. The fixed 16-element inner loops vectorize
- * at -O2 (GCC's cheap cost model rejects loops of unknown trip count). */
-#define ROW_LOOP(conv)                                                                 \
-    int64_t i = 0;                                                                     \
-    for (; i + 16 <= n; i += 16) {                                                     \
-        for (int k = 0; k < 16; k++) d[i + k] = conv(s[i + k]);                        \
-    }                                                                                  \
-    for (; i < n; i++) d[i] = conv(s[i])
-
+/* The row converters are the F16/BF16 entries of the quantize and dequantize
+ * tables, which pick the AVX2 or the portable loop. */
 ct_status ct_fp32_to_fp16_row(const float *src, ct_fp16 *dst, int64_t n) {
     ct_status st = check_row("ct_fp32_to_fp16_row", src, dst, n);
-    if (st != CT_OK) return st;
-    const ct_quantize_fn fast = ct_types_use_avx2() ? ct_quantize_fn_avx2(CT_TYPE_F16) : NULL;
-    if (fast) {
-        fast(src, dst, n);
-        return CT_OK;
-    }
-    const float *restrict s = src;
-    ct_fp16 *restrict d = dst;
-    ROW_LOOP(ct_fp32_to_fp16_inline);
-    return CT_OK;
+    if (st == CT_OK) ct_get_quantize_fn(CT_TYPE_F16)(src, dst, n);
+    return st;
 }
 
 ct_status ct_fp16_to_fp32_row(const ct_fp16 *src, float *dst, int64_t n) {
     ct_status st = check_row("ct_fp16_to_fp32_row", src, dst, n);
-    if (st != CT_OK) return st;
-    const ct_dequantize_fn fast = ct_types_use_avx2() ? ct_dequantize_fn_avx2(CT_TYPE_F16) : NULL;
-    if (fast) {
-        fast(src, dst, n);
-        return CT_OK;
-    }
-    const ct_fp16 *restrict s = src;
-    float *restrict d = dst;
-    ROW_LOOP(ct_fp16_to_fp32_inline);
-    return CT_OK;
+    if (st == CT_OK) ct_get_dequantize_fn(CT_TYPE_F16)(src, dst, n);
+    return st;
 }
 
 ct_status ct_fp32_to_bf16_row(const float *src, ct_bf16 *dst, int64_t n) {
     ct_status st = check_row("ct_fp32_to_bf16_row", src, dst, n);
-    if (st != CT_OK) return st;
-    const ct_quantize_fn fast = ct_types_use_avx2() ? ct_quantize_fn_avx2(CT_TYPE_BF16) : NULL;
-    if (fast) {
-        fast(src, dst, n);
-        return CT_OK;
-    }
-    const float *restrict s = src;
-    ct_bf16 *restrict d = dst;
-    ROW_LOOP(ct_fp32_to_bf16_inline);
-    return CT_OK;
+    if (st == CT_OK) ct_get_quantize_fn(CT_TYPE_BF16)(src, dst, n);
+    return st;
 }
 
 ct_status ct_bf16_to_fp32_row(const ct_bf16 *src, float *dst, int64_t n) {
     ct_status st = check_row("ct_bf16_to_fp32_row", src, dst, n);
-    if (st != CT_OK) return st;
-    const ct_dequantize_fn fast = ct_types_use_avx2() ? ct_dequantize_fn_avx2(CT_TYPE_BF16) : NULL;
-    if (fast) {
-        fast(src, dst, n);
-        return CT_OK;
-    }
-    const ct_bf16 *restrict s = src;
-    float *restrict d = dst;
-    ROW_LOOP(ct_bf16_to_fp32_inline);
-    return CT_OK;
+    if (st == CT_OK) ct_get_dequantize_fn(CT_TYPE_BF16)(src, dst, n);
+    return st;
 }
