@@ -518,6 +518,10 @@ CT_API ct_status ct_context_alloc_tensors(ct_context *ctx, ct_buffer_type *buft,
 CT_API ct_status ct_tensor_set(ct_tensor *t, const void *data, size_t offset, size_t size);
 CT_API ct_status ct_tensor_get(const ct_tensor *t, void *data, size_t offset, size_t size);
 CT_API ct_status ct_tensor_memset(ct_tensor *t, uint8_t value, size_t offset, size_t size);
+/* Copies src's bytes into dst: both contiguous, same type and shape, not overlapping,
+ * in buffers of any devices. Device to device within one device where its buffer can
+ * (OpenCL: clEnqueueCopyBuffer), else through host memory. Returns when done. */
+CT_API ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst);
 
 /* Backends. */
 typedef bool (*ct_abort_callback)(void *user_data); /* return true to stop the compute */

@@ -356,6 +356,81 @@ static void test_buffers(void) {
     CHECK(ct_device_buffer_from_host_ptr(NULL, host, 4, 4, &buf) == CT_INVALID_ARGUMENT);
 }
 
+/* ct_tensor_copy between the buffers of every pair of devices (CPU, and OpenCL
+ * where present: device to device, host to device, device to host), then its
+ * argument checks. */
+static void test_tensor_copy(void) {
+    size_t nd = ct_device_count();
+    for (size_t i = 0; i < nd; i++) {
+        for (size_t j = 0; j < nd; j++) {
+            ct_device *da = ct_device_get(i), *db = ct_device_get(j);
+            ct_context *ctx = new_ctx(8);
+            /* an odd byte count, and a copy that starts inside a buffer */
+            ct_tensor *pad = ct_tensor_new_1d(ctx, CT_TYPE_I8, 3);
+            ct_tensor *a = ct_tensor_new_2d(ctx, CT_TYPE_F16, 1001, 3);
+            ct_tensor *b = ct_tensor_new_2d(ctx, CT_TYPE_F16, 1001, 3);
+            (void)pad;
+            ct_buffer *ba = NULL, *bb = NULL;
+            ct_context *ctx_b = new_ctx(4);
+            ct_tensor *b2 = ct_tensor_new_2d(ctx_b, CT_TYPE_F16, 1001, 3);
+            ct_tensor_set_name(b2, "b2");
+            CHECK(ct_context_alloc_tensors(ctx, ct_device_buffer_type(da), &ba) == CT_OK);
+            CHECK(ct_context_alloc_tensors(ctx_b, ct_device_buffer_type(db), &bb) == CT_OK);
+            size_t n = ct_nbytes(a);
+            uint8_t *x = malloc(n), *y = malloc(n);
+            CHECK(x && y);
+            if (x && y && ba && bb) {
+                tu_fill_bytes(x, n);
+                CHECK(ct_tensor_set(a, x, 0, n) == CT_OK);
+                CHECK(ct_tensor_copy(a, b2) == CT_OK); /* device i -> device j */
+                memset(y, 0, n);
+                CHECK(ct_tensor_get(b2, y, 0, n) == CT_OK && memcmp(x, y, n) == 0);
+                CHECK(ct_tensor_memset(b, 0, 0, n) == CT_OK);
+                CHECK(ct_tensor_copy(b2, b) == CT_OK); /* device j -> device i */
+                memset(y, 0, n);
+                CHECK(ct_tensor_get(b, y, 0, n) == CT_OK && memcmp(x, y, n) == 0);
+                CHECK(ct_tensor_copy(a, a) == CT_OK);
+            }
+            free(x);
+            free(y);
+            ct_buffer_free(ba);
+            ct_buffer_free(bb);
+            ct_context_free(ctx);
+            ct_context_free(ctx_b);
+        }
+    }
+
+    ct_context *ctx = new_ctx(10);
+    ct_tensor *a = ct_tensor_new_1d(ctx, CT_TYPE_F32, 16);
+    ct_tensor *h = ct_tensor_new_1d(ctx, CT_TYPE_F16, 16);
+    ct_tensor *m = ct_tensor_new_2d(ctx, CT_TYPE_F32, 4, 4);
+    ct_tensor_set_name(a, "a");
+    ct_tensor_set_name(h, "h");
+    ct_tensor_set_name(m, "m");
+    ct_tensor *col = ct_view_2d(ctx, m, 1, 4, m->nb[1], 0); /* not contiguous */
+    ct_tensor *lo = ct_view_1d(ctx, a, 8, 0), *hi = ct_view_1d(ctx, a, 8, 4 * sizeof(float));
+    ct_tensor *a2 = ct_tensor_new_1d(ctx, CT_TYPE_F32, 16);
+    CHECK(ct_tensor_copy(a, a2) == CT_INVALID_ARGUMENT); /* not allocated yet */
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_tensor_copy: tensor 'a' is not in a buffer");
+    ct_buffer *buf = NULL;
+    CHECK(ct_context_alloc_tensors(ctx, cpu_buft, &buf) == CT_OK);
+    CHECK(ct_tensor_copy(NULL, a) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_tensor_copy: src is NULL");
+    CHECK(ct_tensor_copy(a, NULL) == CT_INVALID_ARGUMENT);
+    CHECK(ct_tensor_copy(a, h) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "src 'a' (f32 [16,1,1,1]) and dst 'h' (f16 [16,1,1,1])");
+    CHECK(ct_tensor_copy(a, m) == CT_INVALID_ARGUMENT); /* same size, other shape */
+    ct_tensor *r = ct_tensor_new_1d(ctx, CT_TYPE_F32, 4);
+    CHECK(r != NULL);
+    CHECK(ct_tensor_copy(col, r) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "not contiguous");
+    CHECK(ct_buffer_init_view(lo) == CT_OK && ct_buffer_init_view(hi) == CT_OK);
+    CHECK(ct_tensor_copy(lo, hi) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "overlap (32 bytes, 16 apart)");
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+}
+
 /* ---- tensor transfers ---------------------------------------------------------- */
 
 static void test_transfers(void) {
@@ -965,6 +1040,7 @@ int main(void) {
     test_backend_objects();
     test_buffers();
     test_transfers();
+    test_tensor_copy();
     test_alloc_split();
     test_alloc_failures();
     test_compute();

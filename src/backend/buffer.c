@@ -228,3 +228,40 @@ ct_status ct_tensor_memset(ct_tensor *t, uint8_t value, size_t offset, size_t si
     }
     return b->iface.memset_tensor(b, t, value, offset, size);
 }
+
+ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst) {
+    if (!src || !dst) {
+        return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: %s is NULL", !src ? "src" : "dst");
+    }
+    const char *sn = ct_backend_tensor_name(src), *dn = ct_backend_tensor_name(dst);
+    if (src->type != dst->type || !ct_are_same_shape(src, dst) || !ct_is_contiguous(src) || !ct_is_contiguous(dst)) {
+        return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: src '%s' (%s [%lld,%lld,%lld,%lld]%s) and dst '%s' "
+                       "(%s [%lld,%lld,%lld,%lld]%s) must be contiguous with the same type and shape", sn,
+                       ct_type_name(src->type), (long long)src->ne[0], (long long)src->ne[1], (long long)src->ne[2],
+                       (long long)src->ne[3], ct_is_contiguous(src) ? "" : ", not contiguous", dn,
+                       ct_type_name(dst->type), (long long)dst->ne[0], (long long)dst->ne[1], (long long)dst->ne[2],
+                       (long long)dst->ne[3], ct_is_contiguous(dst) ? "" : ", not contiguous");
+    }
+    size_t n = ct_nbytes(src);
+    ct_buffer *sb, *db;
+    ct_status st = check_transfer("ct_tensor_copy", src, true, 0, n, &sb);
+    if (st == CT_OK) st = check_transfer("ct_tensor_copy", dst, true, 0, n, &db);
+    if (st != CT_OK || !sb) return st;
+    if (src->data == dst->data) return CT_OK;
+    uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
+    if (sb == db && (s0 < d0 ? d0 - s0 < n : s0 - d0 < n)) {
+        return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: src '%s' and dst '%s' overlap (%zu bytes, %zu apart)", sn,
+                       dn, n, (size_t)(s0 < d0 ? d0 - s0 : s0 - d0));
+    }
+    /* the destination's buffer copies device to device (or host to device) where it can */
+    if (db->iface.cpy_tensor && db->iface.cpy_tensor(db, src, dst)) return CT_OK;
+    if (ct_buffer_is_host(sb)) return ct_tensor_set(dst, src->data, 0, n);
+    if (ct_buffer_is_host(db)) return ct_tensor_get(src, dst->data, 0, n);
+    /* otherwise through host memory */
+    void *tmp = ct_malloc(n);
+    if (!tmp) return ct_fail(CT_OUT_OF_MEMORY, "ct_tensor_copy: no host memory to stage %zu bytes of '%s'", n, sn);
+    st = ct_tensor_get(src, tmp, 0, n);
+    if (st == CT_OK) st = ct_tensor_set(dst, tmp, 0, n);
+    ct_free(tmp);
+    return st;
+}

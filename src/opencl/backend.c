@@ -4,7 +4,10 @@
  * turning device errors and raised index flags into statuses. */
 #include "opencl_internal.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ctensor's own OpenCL backend GUID. */
@@ -110,6 +113,14 @@ ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint
 
 ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index) {
     cl_int code = be->node_index + 1;
+    if (!be->flag_used && be->flag_dirty) {
+        /* enqueued before the kernel that takes the flag, after any earlier node's */
+        const cl_int zero = 0;
+        cl_int err = clEnqueueFillBuffer(be->queue, be->error_flag, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL);
+        if (err != CL_SUCCESS) return ct_ocl_fail_cl(be, "clEnqueueFillBuffer(error flag)", err);
+        be->flag_dirty = false;
+    }
+    be->flag_used = true;
     ct_status st = CT_OCL_SET_ARG(be, id, index, be->error_flag);
     if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index + 1, code);
     return st;
@@ -150,6 +161,9 @@ ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t 
         return ct_fail(CT_DEVICE_ERROR, "%s: clEnqueueNDRangeKernel(%s) failed: %s (%d)", be->where,
                        ct_ocl_kernel_table[id].name, ct_ocl_error_name(err), err);
     }
+    /* without a flush some drivers hold every command until the final wait */
+    if (be->flush_every > 0 && be->n_enqueued++ % be->flush_every == 0 && (err = clFlush(be->queue)) != CL_SUCCESS)
+        return ct_ocl_fail_cl(be, "clFlush", err);
     return CT_OK;
 }
 
@@ -241,19 +255,19 @@ static void set_where(ct_ocl_backend *be, const ct_tensor *node, int i) {
     }
 }
 
-/* Waits for everything enqueued, then reads the error flag; returns the status
- * of the compute given the encoding status st. */
+/* Waits for everything enqueued and, when a kernel took the error flag, reads it
+ * (a blocking read: in an in-order queue it also waits for the kernels); returns
+ * the status of the compute given the encoding status st. */
 static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
-    cl_int flag = 0;
-    cl_int err = st == CT_OK || st == CT_ABORTED
-                     ? clEnqueueReadBuffer(be->queue, be->error_flag, CL_FALSE, 0, sizeof flag, &flag, 0, NULL, NULL)
-                     : CL_SUCCESS;
-    cl_int ferr = clFinish(be->queue);
+    cl_int flag = 0, err;
+    const bool read_flag = be->flag_used && (st == CT_OK || st == CT_ABORTED);
+    if (read_flag) err = clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
+    else err = clFinish(be->queue);
+    if (be->flag_used && (!read_flag || err != CL_SUCCESS || flag != 0)) be->flag_dirty = true;
     if (st != CT_OK && st != CT_ABORTED) return st;
-    if (err != CL_SUCCESS || ferr != CL_SUCCESS) {
+    if (err != CL_SUCCESS) {
         snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
-        return ct_ocl_fail_cl(be, err != CL_SUCCESS ? "clEnqueueReadBuffer(error flag)" : "clFinish",
-                              err != CL_SUCCESS ? err : ferr);
+        return ct_ocl_fail_cl(be, read_flag ? "clEnqueueReadBuffer(error flag)" : "clFinish", err);
     }
     if (flag != 0) {
         int n = ct_graph_n_nodes(graph);
@@ -272,9 +286,9 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
 static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     ct_ocl_backend *be = backend->context;
     snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
-    const cl_int zero = 0;
-    cl_int err = clEnqueueFillBuffer(be->queue, be->error_flag, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL);
-    if (err != CL_SUCCESS) return ct_ocl_fail_cl(be, "clEnqueueFillBuffer(error flag)", err);
+    be->flag_used = false;
+    be->n_enqueued = 0;
+    cl_int err;
 
     int n = ct_graph_n_nodes(graph);
     bool first = true;
@@ -348,6 +362,23 @@ static ct_status create_kernels(ct_ocl_backend *be) {
     return st;
 }
 
+/* CT_OPENCL_FLUSH_EVERY: flush the queue after every N kernels of a compute (0: only
+ * at its end); the default was chosen on the H200 (docs/PERF.md, 1000-node graph). */
+enum { DEFAULT_FLUSH_EVERY = 16 };
+
+static int env_flush_every(void) {
+    const char *s = getenv("CT_OPENCL_FLUSH_EVERY");
+    if (!s || !*s) return DEFAULT_FLUSH_EVERY;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < 0 || v > INT_MAX) {
+        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_FLUSH_EVERY='%s' (expected a count >= 0)", s);
+        return DEFAULT_FLUSH_EVERY;
+    }
+    return (int)v;
+}
+
 static ct_status dev_init_backend(ct_device *device, const char *params, ct_backend **backend) {
     ct_ocl_device *d = ct_ocl_device_of(device);
     if (params && *params) {
@@ -357,6 +388,8 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     if (!be) return ct_fail(CT_OUT_OF_MEMORY, "ct_device_init_backend: %s: out of host memory", d->name);
     ct_ocl_device_retain(d);
     be->dev = d;
+    be->flag_dirty = true; /* a new buffer's contents are undefined */
+    be->flush_every = env_flush_every();
     cl_int err;
     be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
     if (err != CL_SUCCESS) {

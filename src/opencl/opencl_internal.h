@@ -207,8 +207,16 @@ struct ct_ocl_backend {
     ct_ocl_device *dev;
     cl_command_queue queue;            /* in-order */
     cl_kernel kernels[CT_OCL_K_COUNT]; /* NULL when gated off; setting args is per instance */
-    /* One cl_int: 0, or the code of the first node whose kernel saw a bad index. */
+    /* One cl_int: 0, or the code of the first node whose kernel saw a bad index. A
+     * compute resets and reads it only when one of its kernels takes it (GET_ROWS,
+     * SET_ROWS), and resets it only when it may be nonzero (flag_dirty). */
     cl_mem error_flag;
+    bool flag_used;  /* this compute passed the flag to a kernel */
+    bool flag_dirty; /* the flag may hold a nonzero code (also before its first reset) */
+    /* Kernels enqueued in this compute; the queue is flushed after the first and
+     * then every flush_every, so the device starts while the rest is encoded. */
+    int n_enqueued;
+    int flush_every;
     ct_abort_callback abort_callback;
     void *abort_data;
     /* The node being encoded: its graph index and a message prefix,

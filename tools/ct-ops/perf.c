@@ -5,9 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Sizing of one timed compute (scaled by --size-scale where marked). */
+#define PERF_COMPUTE_BYTES (1024.0 * (1 << 20)) /* bytes the ops of one compute move (scaled) */
+#define PERF_MAX_OPS 64                        /* ops per compute */
+#define PERF_MAX_OUT_BYTES (1024.0 * (1 << 20)) /* outputs of the extra ops, in all */
+#define PERF_CACHE_GUARD (256.0 * (1 << 20))  /* input sets span this much: past any LLC we run on */
+#define PERF_MAX_SETS 16                        /* input sets per case (each is 2-3 tensors) */
+
 typedef struct perf_result {
     enum { P_OK, P_UNSUPPORTED, P_SKIPPED, P_ERROR } code;
-    int computes, n_rep;  /* graph computes timed; op copies per compute */
+    int computes, n_rep, n_sets; /* graph computes timed; ops per compute; input sets they rotate over */
     double us, best_us;    /* per op (one of the n_rep copies) */
     double bytes, flops;   /* per op */
     char note[640];
@@ -81,7 +88,7 @@ static bool fill(ct_tensor *t, const cto_leaf *leaf, cto_rng *rng) {
 }
 
 static void perf_case(const cto_opts *o, ct_device *dev, ct_backend *be, const cto_case *c, double min_time,
-                      cto_rng *rng, perf_result *r) {
+                      double scale, cto_rng *rng, perf_result *r) {
     memset(r, 0, sizeof *r);
     ct_context *ctx = NULL;
     ct_buffer *buf = NULL;
@@ -119,14 +126,17 @@ static void perf_case(const cto_opts *o, ct_device *dev, ct_backend *be, const c
     double out_bytes = out1->view_src ? 0.0 : (double)ct_nbytes(out1);
     r->bytes = op_bytes(c, out1);
     r->flops = op_flops(out1);
-    int n_rep = 1;
+    int n_rep = 1, n_sets = 1;
     if (c->kind != CTO_CHAIN) {
-        /* several copies of a small op in one graph, so per-compute overhead does not dominate */
-        double target = 16.0 * (1 << 20);
-        n_rep = r->bytes > 0 ? (int)fmin(64.0, fmax(1.0, target / r->bytes)) : 64;
-        while (n_rep > 1 && out_bytes * n_rep > 64.0 * (1 << 20)) n_rep /= 2;
+        /* Enough ops per compute that the wait at its end costs little, and enough input
+         * sets, used in turn, that an op never finds its inputs in the last-level cache
+         * left there by the op before it. */
+        n_rep = r->bytes > 0 ? (int)fmin(PERF_MAX_OPS, fmax(1.0, ceil(PERF_COMPUTE_BYTES * scale / r->bytes)))
+                             : PERF_MAX_OPS;
+        while (n_rep > 1 && out_bytes * n_rep > PERF_MAX_OUT_BYTES) n_rep /= 2;
+        n_sets = need > 0 ? (int)fmin(n_rep, fmin(PERF_MAX_SETS, ceil(PERF_CACHE_GUARD / need))) : 1;
     }
-    need += out_bytes * (n_rep - 1);
+    need = need * n_sets + out_bytes * (n_rep - n_sets);
     size_t mfree = 0, mtotal = 0;
     ct_device_memory(dev, &mfree, &mtotal);
     if (mfree > 0 && need > 0.8 * (double)mfree) {
@@ -137,17 +147,24 @@ static void perf_case(const cto_opts *o, ct_device *dev, ct_backend *be, const c
     }
     ct_context_free(ctx);
 
-    /* the real graph: n_rep copies of the op on the same inputs */
-    ctx = cto_case_context(n_rep);
+    /* the real graph: n_rep ops, op i on input set i % n_sets */
+    ctx = cto_case_context(n_rep + 8 * n_sets);
     memset(&b, 0, sizeof b);
     b.ctx = ctx;
     outs = cto_xcalloc((size_t)n_rep, sizeof *outs);
-    if (!ctx || !cto_case_build(c, &b, n_rep, outs)) {
-        r->code = P_ERROR;
-        snprintf(r->note, sizeof r->note, "building the graph failed: %s", ctx ? b.err : ct_last_error());
-        goto done;
+    for (int s = 0; s < n_sets; s++) {
+        int count = (n_rep - s + n_sets - 1) / n_sets;
+        ct_tensor **set_outs = cto_xcalloc((size_t)count, sizeof *set_outs);
+        bool ok = ctx && cto_case_build(c, &b, count, set_outs);
+        for (int k = 0; ok && k < count; k++) outs[s + k * n_sets] = set_outs[k];
+        free(set_outs);
+        if (!ok) {
+            r->code = P_ERROR;
+            snprintf(r->note, sizeof r->note, "building the graph failed: %s", ctx ? b.err : ct_last_error());
+            goto done;
+        }
     }
-    g = ct_graph_new(ctx, (size_t)n_rep * 4 + 1200);
+    g = ct_graph_new(ctx, (size_t)(n_rep + 8 * n_sets) * 4 + 1200);
     for (int i = 0; g && i < n_rep; i++) {
         if (ct_graph_build_forward(g, outs[i]) != CT_OK) g = NULL;
     }
@@ -200,6 +217,7 @@ static void perf_case(const cto_opts *o, ct_device *dev, ct_backend *be, const c
     qsort(times, (size_t)runs, sizeof(double), cmp_double);
     r->computes = runs;
     r->n_rep = n_rep;
+    r->n_sets = n_sets;
     r->us = 1e6 * times[runs / 2] / n_rep;
     r->best_us = 1e6 * times[0] / n_rep;
     r->code = P_OK;
@@ -228,8 +246,8 @@ static void print_result(const cto_opts *o, ct_device *dev, const cto_case *c, c
         printf(",\"status\":");
         cto_json_str(stdout, codes[r->code]);
         if (r->code == P_OK) {
-            printf(",\"runs\":%d,\"computes\":%d,\"ops_per_compute\":%d,\"us_per_run\":", r->computes * r->n_rep,
-                   r->computes, r->n_rep);
+            printf(",\"runs\":%d,\"computes\":%d,\"ops_per_compute\":%d,\"input_sets\":%d,\"us_per_run\":",
+                   r->computes * r->n_rep, r->computes, r->n_rep, r->n_sets);
             cto_json_num(stdout, r->us);
             printf(",\"best_us\":");
             cto_json_num(stdout, r->best_us);
@@ -271,9 +289,51 @@ static void print_result(const cto_opts *o, ct_device *dev, const cto_case *c, c
     else snprintf(bw, sizeof bw, "%.2f GB/s (%.1f%% of copy)", gbps, 100.0 * frac);
     printf("  %s: %d runs, %.2f us/run, %s", c->name, r->computes * r->n_rep, r->us, bw);
     if (o->verbose)
-        printf(" [best %.2f us, %d computes of %d ops, %.0f kB/run]", r->best_us, r->computes, r->n_rep,
-               r->bytes / 1e3);
+        printf(" [best %.2f us, %d computes of %d ops on %d input sets, %.0f kB/run]", r->best_us, r->computes,
+               r->n_rep, r->n_sets, r->bytes / 1e3);
     printf("\n");
+}
+
+/* GB/s (bytes read + written) of ct_tensor_copy between two tensors of `bytes` each
+ * in the device's buffer type, median of the copies timed over min_time; NAN with a
+ * note when it cannot run. */
+static double driver_copy_gbps(ct_device *dev, size_t bytes, double min_time, size_t *out_bytes, char *note,
+                               size_t note_size) {
+    double gbps = NAN;
+    ct_context_params p = {.mem_size = 4 * ct_tensor_overhead() + 4096, .mem_buffer = NULL, .no_alloc = true};
+    ct_context *ctx = ct_context_new(p);
+    ct_buffer *buf = NULL;
+    enum { MAX_COPIES = 10000 };
+    double *times = cto_xmalloc(sizeof(double) * MAX_COPIES);
+    size_t mfree = 0, mtotal = 0;
+    ct_device_memory(dev, &mfree, &mtotal);
+    while (mfree > 0 && bytes > (1 << 20) && 2.0 * (double)bytes > 0.5 * (double)mfree) bytes /= 2;
+    bytes &= ~(size_t)3;
+    *out_bytes = bytes;
+    ct_tensor *a = ctx ? ct_tensor_new_1d(ctx, CT_TYPE_F32, (int64_t)(bytes / 4)) : NULL;
+    ct_tensor *b = ctx ? ct_tensor_new_1d(ctx, CT_TYPE_F32, (int64_t)(bytes / 4)) : NULL;
+    if (!a || !b || ct_context_alloc_tensors(ctx, ct_device_buffer_type(dev), &buf) != CT_OK ||
+        ct_tensor_memset(a, 0x3c, 0, bytes) != CT_OK || ct_tensor_copy(a, b) != CT_OK) {
+        snprintf(note, note_size, "the buffer copy could not be measured: %s", ct_last_error());
+        goto done;
+    }
+    int n = 0;
+    for (double total = 0.0; n < MAX_COPIES && (n < 3 || total < min_time);) {
+        double t0 = cto_now();
+        if (ct_tensor_copy(n % 2 ? b : a, n % 2 ? a : b) != CT_OK) {
+            snprintf(note, note_size, "the buffer copy failed: %s", ct_last_error());
+            goto done;
+        }
+        times[n] = cto_now() - t0;
+        total += times[n++];
+    }
+    qsort(times, (size_t)n, sizeof(double), cmp_double);
+    gbps = 2.0 * (double)bytes / times[n / 2] / 1e9;
+done:
+    free(times);
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+    return gbps;
 }
 
 int cto_cmd_perf(const cto_opts *o) {
@@ -303,7 +363,9 @@ int cto_cmd_perf(const cto_opts *o) {
             rc = CTO_EXIT_FAIL;
             continue;
         }
-        /* the device's own copy bandwidth: a big contiguous F32 -> F32 CPY */
+        /* The device's copy bandwidth, two ways: our F32 -> F32 CPY kernel, and the
+         * buffer's own device-to-device copy (clEnqueueCopyBuffer; memcpy on the CPU).
+         * Fractions are of the faster one. */
         cto_case cc;
         memset(&cc, 0, sizeof cc);
         cc.kind = CTO_CPY;
@@ -315,12 +377,18 @@ int cto_cmd_perf(const cto_opts *o) {
         cc.hi = 1.0f;
         snprintf(cc.name, sizeof cc.name, "CPY(type_src=f32,type_dst=f32,ne=[%lld,1,1,1])", (long long)cc.ne[0]);
         perf_result cr;
-        perf_case(o, dev, be, &cc, min_time, &rng, &cr);
-        double copy_gbps = cr.code == P_OK ? cr.bytes / (cr.us * 1e-6) / 1e9 : NAN;
+        perf_case(o, dev, be, &cc, min_time, scale, &rng, &cr);
+        double kernel_gbps = cr.code == P_OK ? cr.bytes / (cr.us * 1e-6) / 1e9 : NAN;
         if (cr.code != P_OK) {
             fprintf(stderr, "ct-ops: %s: measuring the copy bandwidth failed: %s\n", ct_device_name(dev), cr.note);
             rc = CTO_EXIT_FAIL;
         }
+        size_t driver_bytes = 0;
+        char driver_note[256] = "";
+        double driver_gbps = driver_copy_gbps(dev, (size_t)fmax(1 << 20, (double)(1u << 30) * scale), min_time,
+                                              &driver_bytes, driver_note, sizeof driver_note);
+        if (driver_note[0]) fprintf(stderr, "ct-ops: %s: %s\n", ct_device_name(dev), driver_note);
+        double copy_gbps = isnan(driver_gbps) || kernel_gbps >= driver_gbps ? kernel_gbps : driver_gbps;
         if (o->json) {
             printf("{\"type\":\"device\",\"device\":");
             cto_json_str(stdout, ct_device_name(dev));
@@ -330,6 +398,12 @@ int cto_cmd_perf(const cto_opts *o) {
             cto_json_str(stdout, cc.name);
             printf(",\"copy_bytes\":");
             cto_json_num(stdout, cr.bytes);
+            printf(",\"copy_kernel_gbps\":");
+            cto_json_num(stdout, kernel_gbps);
+            printf(",\"copy_driver_bytes\":");
+            cto_json_num(stdout, 2.0 * (double)driver_bytes);
+            printf(",\"copy_driver_gbps\":");
+            cto_json_num(stdout, driver_gbps);
             printf(",\"copy_gbps\":");
             cto_json_num(stdout, copy_gbps);
             printf(",\"min_time\":");
@@ -338,15 +412,16 @@ int cto_cmd_perf(const cto_opts *o) {
             cto_json_num(stdout, scale);
             printf("}\n");
         } else {
-            printf("Device %s (%s): copy bandwidth %.2f GB/s (%.0f MiB read+write per run)\n", ct_device_name(dev),
-                   ct_device_description(dev), copy_gbps, cr.bytes / (1 << 20));
+            printf("Device %s (%s): copy bandwidth %.2f GB/s: CPY kernel %.2f GB/s (%.0f MiB read+write per op), "
+                   "buffer copy %.2f GB/s (%.0f MiB read+write)\n", ct_device_name(dev), ct_device_description(dev),
+                   copy_gbps, kernel_gbps, cr.bytes / (1 << 20), driver_gbps, 2.0 * (double)driver_bytes / (1 << 20));
         }
         fflush(stdout);
         for (size_t i = 0; i < cases.n; i++) {
             const cto_case *c = &cases.v[i];
             if (!cto_case_selected(o, c)) continue;
             perf_result r;
-            perf_case(o, dev, be, c, min_time, &rng, &r);
+            perf_case(o, dev, be, c, min_time, scale, &rng, &r);
             print_result(o, dev, c, &r, copy_gbps);
             fflush(stdout);
             if (r.code == P_ERROR) rc = CTO_EXIT_FAIL;
