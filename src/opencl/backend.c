@@ -4,10 +4,7 @@
  * turning device errors and raised index flags into statuses. */
 #include "opencl_internal.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ctensor's own OpenCL backend GUID. */
@@ -161,9 +158,6 @@ ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t 
         return ct_fail(CT_DEVICE_ERROR, "%s: clEnqueueNDRangeKernel(%s) failed: %s (%d)", be->where,
                        ct_ocl_kernel_table[id].name, ct_ocl_error_name(err), err);
     }
-    /* without a flush some drivers hold every command until the final wait */
-    if (be->flush_every > 0 && be->n_enqueued++ % be->flush_every == 0 && (err = clFlush(be->queue)) != CL_SUCCESS)
-        return ct_ocl_fail_cl(be, "clFlush", err);
     return CT_OK;
 }
 
@@ -287,7 +281,6 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     ct_ocl_backend *be = backend->context;
     snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
     be->flag_used = false;
-    be->n_enqueued = 0;
     cl_int err;
 
     int n = ct_graph_n_nodes(graph);
@@ -362,23 +355,6 @@ static ct_status create_kernels(ct_ocl_backend *be) {
     return st;
 }
 
-/* CT_OPENCL_FLUSH_EVERY: flush the queue after every N kernels of a compute (0: only
- * at its end); the default was chosen on the H200 (docs/PERF.md, 1000-node graph). */
-enum { DEFAULT_FLUSH_EVERY = 16 };
-
-static int env_flush_every(void) {
-    const char *s = getenv("CT_OPENCL_FLUSH_EVERY");
-    if (!s || !*s) return DEFAULT_FLUSH_EVERY;
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < 0 || v > INT_MAX) {
-        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_FLUSH_EVERY='%s' (expected a count >= 0)", s);
-        return DEFAULT_FLUSH_EVERY;
-    }
-    return (int)v;
-}
-
 static ct_status dev_init_backend(ct_device *device, const char *params, ct_backend **backend) {
     ct_ocl_device *d = ct_ocl_device_of(device);
     if (params && *params) {
@@ -389,7 +365,6 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     ct_ocl_device_retain(d);
     be->dev = d;
     be->flag_dirty = true; /* a new buffer's contents are undefined */
-    be->flush_every = env_flush_every();
     cl_int err;
     be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
     if (err != CL_SUCCESS) {

@@ -213,10 +213,6 @@ struct ct_ocl_backend {
     cl_mem error_flag;
     bool flag_used;  /* this compute passed the flag to a kernel */
     bool flag_dirty; /* the flag may hold a nonzero code (also before its first reset) */
-    /* Kernels enqueued in this compute; the queue is flushed after the first and
-     * then every flush_every, so the device starts while the rest is encoded. */
-    int n_enqueued;
-    int flush_every;
     ct_abort_callback abort_callback;
     void *abort_data;
     /* The node being encoded: its graph index and a message prefix,
