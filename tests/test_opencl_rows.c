@@ -213,16 +213,49 @@ typedef struct rows_p {
     ct_type stype; /* SET_ROWS source */
     ct_type itype; /* SET_ROWS indices */
     int64_t ne0;
-    int variant; /* 0 plain, 1 strided index/source view, 2 transposed (GET_ROWS) or misaligned (SET_ROWS) source */
+    int variant; /* 0 plain, 1 strided index/source view, 2 transposed (GET_ROWS) or misaligned (SET_ROWS) source,
+                    3 views at an aligned offset into padded rows (SET_ROWS floats: rows of 35, ending in a
+                    partial vector), 4 long rows, 5 (GET_ROWS floats) one row of 35 at an aligned offset */
     int bad;     /* an index outside the rows: 0 none, 1 too large, 2 negative */
     int32_t idx32[64];
     int64_t idx64[64];
 } rows_p;
 
+/* [ne0, ne1, ne2, ne3] cut from a root wider by pad elements, starting at element offs;
+ * *root_out (when given) receives the root. */
+static ct_tensor *view4(ct_context *ctx, gcase *g, ct_type type, const int64_t ne[4], int64_t pad, int64_t offs,
+                        ct_tensor **root_out) {
+    const int64_t bs = ct_type_block_size(type);
+    ct_tensor *root = ct_tensor_new_4d(ctx, type, ne[0] + pad, ne[1], ne[2], ne[3]);
+    add_fill(g, root, NULL);
+    if (root_out) *root_out = root;
+    return ct_view_4d(ctx, root, ne[0], ne[1], ne[2], ne[3], root->nb[1], root->nb[2], root->nb[3],
+                      (size_t)(offs / bs) * ct_type_size(type));
+}
+
+static ct_tensor *row_view(ct_context *ctx, gcase *g, ct_type type, int64_t ne0, int64_t ne1, int64_t pad,
+                           int64_t offs) {
+    const int64_t ne[4] = {ne0, ne1, 3, 2};
+    return view4(ctx, g, type, ne, pad, offs, NULL);
+}
+
 static ct_tensor *build_get_rows(ct_context *ctx, const void *param, gcase *g) {
     const rows_p *p = param;
+    const int64_t bs = ct_type_block_size(p->type);
     ct_tensor *a;
-    if (p->variant == 2) {
+    if (p->variant == 3) { /* floats: rows of 36 in rows of 44, 4 elements in; blocks: one block, one in */
+        a = bs > 1 ? row_view(ctx, g, p->type, bs, 7, 2 * bs, bs) : row_view(ctx, g, p->type, 36, 7, 8, 4);
+    } else if (p->variant == 4) { /* rows longer than one work-group's span */
+        a = row_view(ctx, g, p->type, bs > 1 ? (bs == 32 ? 129 : 17) * bs : 4104, 7, bs > 1 ? 0 : 4, 0);
+    } else if (p->variant == 5) { /* one row of 35, 4 elements in: the row ends in a partial vector */
+        const int64_t ne[4] = {35, 7, 1, 1};
+        a = view4(ctx, g, p->type, ne, 9, 4, NULL);
+        ct_tensor *b = ct_tensor_new_3d(ctx, CT_TYPE_I32, 1, 1, 1);
+        add_fill(g, b, p->idx32);
+        ct_tensor *r = ct_get_rows(ctx, a, b);
+        g->check = r;
+        return r;
+    } else if (p->variant == 2) {
         ct_tensor *root = ct_tensor_new_4d(ctx, p->type, 7, p->ne0, 3, 2);
         add_fill(g, root, NULL);
         a = ct_permute(ctx, root, 1, 0, 2, 3);
@@ -251,8 +284,8 @@ static void test_get_rows(void) {
                                     CT_TYPE_IQ4_XS, CT_TYPE_I32};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const int64_t blck = ct_type_block_size(types[t]);
-        for (int variant = 0; variant < 3; variant++) {
-            if (variant == 2 && blck > 1) continue;
+        for (int variant = 0; variant < 6; variant++) {
+            if ((variant == 2 || variant == 5) && blck > 1) continue;
             rows_p p = {.type = types[t], .ne0 = blck > 1 ? 2 * blck : 33, .variant = variant};
             for (int i = 0; i < 64; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
             char name[96];
@@ -260,11 +293,17 @@ static void test_get_rows(void) {
             compare_case(name, build_get_rows, &p, true);
         }
     }
-    for (int bad = 1; bad <= 2; bad++) {
-        rows_p p = {.type = CT_TYPE_Q8_0, .ne0 = 64, .bad = bad};
+    for (int bad = 1; bad <= 4; bad++) {
+        /* a block type and an aligned float view (the fast row kernel), then a general float case */
+        static const ct_type bt[4] = {CT_TYPE_Q8_0, CT_TYPE_Q8_0, CT_TYPE_F16, CT_TYPE_F32};
+        static const int bv[4] = {0, 0, 3, 0};
+        rows_p p = {.type = bt[bad - 1], .ne0 = bt[bad - 1] == CT_TYPE_F32 ? 33 : 64, .variant = bv[bad - 1]};
         for (int i = 0; i < 64; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
-        p.idx32[5 * 3 * 2 - 2] = bad == 1 ? 7 : -1; /* in the last batch: no row of any batch may be written */
-        bad_index_case(bad == 1 ? "GET_ROWS index = rows" : "GET_ROWS index -1", build_get_rows, &p);
+        p.idx32[5 * 3 * 2 - 2] = bad % 2 ? 7 : -1; /* in the last batch: no row of any batch may be written */
+        char name[64];
+        snprintf(name, sizeof name, "GET_ROWS %s variant %d index %s", ct_type_name(p.type), p.variant,
+                 bad % 2 ? "= rows" : "-1");
+        bad_index_case(name, build_get_rows, &p);
     }
 }
 
@@ -273,9 +312,17 @@ static void test_get_rows(void) {
 /* dst [ne0, 9, 2, 3] <- src [ne0, 5, 2, 3] with indices [5, 2, 1] (broadcast along dim 3). */
 static ct_tensor *build_set_rows(ct_context *ctx, const void *param, gcase *g) {
     const rows_p *p = param;
-    ct_tensor *a = ct_tensor_new_4d(ctx, p->type, p->ne0, 9, 2, 3);
-    add_fill(g, a, NULL);
-    ct_tensor *b;
+    ct_tensor *a, *b = NULL, *check;
+    if (p->variant == 3) { /* both views, 4 elements (one block) in, rows padded to aligned lengths */
+        const int64_t bs = ct_type_block_size(p->type), pad = bs > 1 ? 32 : 5, offs = bs > 1 ? 32 : 4;
+        const int64_t na[4] = {p->ne0, 9, 2, 3}, nb[4] = {p->ne0, 5, 2, 3};
+        a = view4(ctx, g, p->type, na, pad, offs, &check);
+        b = view4(ctx, g, p->stype, nb, pad, offs, NULL);
+    } else {
+        a = ct_tensor_new_4d(ctx, p->type, p->ne0, 9, 2, 3);
+        add_fill(g, a, NULL);
+        check = a;
+    }
     if (p->variant == 1) {
         ct_tensor *root = ct_tensor_new_4d(ctx, p->stype, p->ne0 + 3, 6, 2, 3);
         add_fill(g, root, NULL);
@@ -284,13 +331,13 @@ static ct_tensor *build_set_rows(ct_context *ctx, const void *param, gcase *g) {
         ct_tensor *root = ct_tensor_new_4d(ctx, p->stype, p->ne0, 6, 2, 3);
         add_fill(g, root, NULL);
         b = ct_view_4d(ctx, root, p->ne0, 5, 2, 3, root->nb[1], root->nb[2], root->nb[3], 1);
-    } else {
+    } else if (p->variant != 3) {
         b = ct_tensor_new_4d(ctx, p->stype, p->ne0, 5, 2, 3);
         add_fill(g, b, NULL);
     }
     ct_tensor *c = ct_tensor_new_3d(ctx, p->itype, 5, 2, 1);
     add_fill(g, c, p->itype == CT_TYPE_I64 ? (const void *)p->idx64 : (const void *)p->idx32);
-    g->check = a;
+    g->check = check;
     return ct_set_rows(ctx, a, b, c);
 }
 
@@ -317,11 +364,12 @@ static void test_set_rows(void) {
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const int64_t blck = ct_type_block_size(types[t]);
         for (int s = 0; s < 2; s++) {
-            for (int v = 0; v < 3; v++) {
+            for (int v = 0; v < 5; v++) {
+                static const int64_t float_ne0[5] = {33, 1, 1, 35, 4128};
                 rows_p p = {.type = types[t],
                             .stype = s ? CT_TYPE_F16 : CT_TYPE_F32,
                             .itype = (v + s) % 2 ? CT_TYPE_I32 : CT_TYPE_I64,
-                            .ne0 = blck > 1 ? 96 : (v == 0 ? 33 : 1),
+                            .ne0 = v == 4 ? 4128 : blck > 1 ? 96 : float_ne0[v],
                             .variant = v};
                 set_rows_indices(&p);
                 char name[96];
@@ -351,7 +399,8 @@ static void test_set_rows(void) {
 typedef struct cpy_p {
     ct_type st, dt;
     int variant; /* 0 contiguous, 1 permuted src, 2 permuted dst, 3 other shape, 4 transposed dst with
-                    short rows, 5 long rows, 6 misaligned views; 7 DUP, 8 CONT (build_dup_cont) */
+                    short rows, 5 long rows, 6 misaligned views; 7 DUP, 8 CONT (build_dup_cont); 9 a partial
+                    last vector, 10 ragged transposes (floats and 2- and 4-byte types) */
 } cpy_p;
 
 static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
@@ -417,6 +466,22 @@ static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
         }
         break;
     }
+    case 9: /* an element count that ends in a partial vector */
+        src = ct_tensor_new_2d(ctx, p->st, 37, 3);
+        add_fill(g, src, NULL);
+        dst = ct_tensor_new_2d(ctx, p->dt, 37, 3);
+        add_fill(g, dst, NULL);
+        g->check = dst;
+        break;
+    case 10: { /* a transposed view one row in, ragged 32x32 tiles, into another shape */
+        ct_tensor *root = ct_tensor_new_3d(ctx, p->st, 45, 71, 2);
+        add_fill(g, root, NULL);
+        src = ct_transpose(ctx, ct_view_3d(ctx, root, 45, 70, 2, root->nb[1], root->nb[2], root->nb[1]));
+        dst = ct_tensor_new_2d(ctx, p->dt, 70 * 45, 2);
+        add_fill(g, dst, NULL);
+        g->check = dst;
+        break;
+    }
     case 6: { /* views at odd byte offsets: nothing is aligned */
         ct_tensor *sroot = ct_tensor_new_1d(ctx, p->st, ne0 * 3 + u);
         ct_tensor *droot = ct_tensor_new_1d(ctx, p->dt, ne0 * 3 + u);
@@ -480,6 +545,14 @@ static void test_cpy(void) {
             if (v != 5 || i < 3) cpy_case(raws[i], raws[i], v);
         }
     }
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = 0; j < 3; j++) {
+            cpy_case(floats[i], floats[j], 9);
+            cpy_case(floats[i], floats[j], 10);
+        }
+    }
+    cpy_case(CT_TYPE_I16, CT_TYPE_I16, 10);
+    cpy_case(CT_TYPE_I32, CT_TYPE_I32, 10);
     static const ct_type dups[] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_I16, CT_TYPE_I32};
     for (size_t i = 0; i < sizeof dups / sizeof dups[0]; i++) {
         for (int v = 7; v <= 8; v++) {
@@ -493,7 +566,7 @@ static void test_cpy(void) {
 
 /* ---- quantizer edge blocks ---------------------------------------------------------- */
 
-enum { EDGE_BLOCKS = 24 };
+enum { EDGE_BLOCKS = 32 };
 
 static void edge_blocks(float *x) {
     for (int b = 0; b < EDGE_BLOCKS; b++) {
@@ -529,6 +602,16 @@ static void edge_blocks(float *x) {
         case 20: for (int j = 0; j < 32; j++) y[j] = NAN; break;
         case 21: for (int j = 0; j < 32; j++) y[j] = tu_bits_f32(1u + (uint32_t)j); break; /* subnormals */
         case 22: for (int j = 0; j < 32; j++) y[j] = (float)(j % 17 - 8) * 0.125f; break; /* Q4 ties */
+        /* NaN at each place relative to the 4-element runs a work-item of a team loads, after a
+         * larger value (Q8_0's running max restarts after a NaN), ties of |x| across runs */
+        case 23: y[0] = 100.0f; y[12] = NAN; break;
+        case 24: y[0] = 100.0f; y[15] = NAN; break;
+        case 25: y[0] = 100.0f; y[16] = NAN; y[17] = -0.0f; break;
+        case 26: y[2] = NAN; y[29] = NAN; y[30] = -50.0f; y[9] = 80.0f; break;
+        case 27: y[27] = 100.0f; y[28] = NAN; break;
+        case 28: y[5] = -3.0f; y[20] = 3.0f; y[26] = -3.0f; break;
+        case 29: y[20] = -3.0f; y[5] = 3.0f; y[3] = INFINITY; y[4] = NAN; break;
+        case 30: for (int j = 0; j < 32; j++) y[j] = (j % 4 == 3) ? NAN : (float)(j % 7) - 3.0f; break;
         default: for (int j = 0; j < 32; j++) y[j] = tu_rand_uniform(-1.0f, 1.0f) * 1e4f; break;
         }
     }

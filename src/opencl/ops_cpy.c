@@ -90,6 +90,123 @@ static ct_status encode_contig(ct_ocl_backend *be, const ct_tensor *src, ct_tens
     return ct_ocl_dispatch(be, g.kid, groups, local);
 }
 
+/* Same type, source rows packed, destination contiguous: ct_cpy_rows_raw, in the widest
+ * words (16, 8 or 4 bytes) that divide the row length and every row base. */
+static ct_status try_rows_raw(ct_ocl_backend *be, const ct_ocl_rows_job *j, size_t rowb, bool *done) {
+    *done = false;
+    const ct_ocl_kernel_id kid = CT_OCL_K_CPY_ROWS_RAW;
+    if (!ct_ocl_kernel_available(be->dev, kid)) return CT_OK;
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status st;
+    if ((st = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs)) != CT_OK) return st;
+    if ((st = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs)) != CT_OK) return st;
+    int64_t sn[3], dn[3];
+    ct_ocl_rows_extents(j, sn, dn);
+    unsigned w = ct_ocl_rows_align(s_offs | rowb, j->snb, sn, 16);
+    const unsigned wd = ct_ocl_rows_align(d_offs, j->dnb, dn, 16);
+    if (wd < w) w = wd;
+    if (w < 4) return CT_OK;
+
+    const size_t nw = rowb / w;
+    const size_t nper = ct_ocl_rows_nper(nw * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3);
+    const size_t nk = (nw + nper - 1) / nper;
+    size_t nth, nrptg;
+    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+    const size_t nseg = (nw + nth * nper - 1) / (nth * nper);
+    args g = {be, kid, 0, CT_OK};
+    arg_tensor(&g, j->src, "src0");
+    arg_tensor(&g, j->dst, "dst");
+    arg_i64(&g, (int64_t)nw);
+    arg_i64(&g, j->n1);
+    arg_i64(&g, (int64_t)nseg);
+    arg_i32(&g, (int)nper);
+    for (int k = 0; k < 3; k++) arg_u64(&g, j->snb[k]);
+    for (int k = 0; k < 3; k++) arg_u64(&g, j->dnb[k]);
+    arg_u32(&g, w);
+    if (g.st != CT_OK) return g.st;
+    *done = true;
+    const size_t local[3] = {nth, nrptg, 1};
+    const size_t groups[3] = {(((size_t)j->n1 + nrptg - 1) / nrptg) * nseg, (size_t)j->n2, (size_t)j->n3};
+    return ct_ocl_dispatch(be, kid, groups, local);
+}
+
+/* Element bytes of the types ct_cpy_tile moves: 4 or 2 byte plain types; 0 otherwise. */
+static unsigned tile_es(ct_type t) {
+    if (ct_type_block_size(t) != 1) return 0;
+    const size_t ts = ct_type_size(t);
+    return ts == 4 || ts == 2 ? (unsigned)ts : 0;
+}
+
+/* Source dim 1 packed and dim 0 not, destination contiguous: ct_cpy_tile, when both are
+ * the same 2- or 4-byte type or both float types, and the elements are aligned. */
+static ct_status try_tile(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *dst, bool *done) {
+    *done = false;
+    const ct_ocl_kernel_id kid = CT_OCL_K_CPY_TILE;
+    const ct_type st = src->type, dt = dst->type;
+    const unsigned ses = tile_es(st), des = tile_es(dt);
+    const bool raw = st == dt;
+    if (ses == 0 || des == 0 || (!raw && !(ct_type_is_float(st) && ct_type_is_float(dt)))) return CT_OK;
+    if (src->nb[1] != ses || src->nb[0] == ses || src->ne[0] < 2 || src->ne[1] < 2) return CT_OK;
+    if (!ct_ocl_kernel_available(be->dev, kid) || ct_ocl_clamp_wg(be, kid, 256) < 256 ||
+        be->dev->max_work_item_sizes[1] < 8)
+        return CT_OK;
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status st2;
+    if ((st2 = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return st2;
+    if ((st2 = ct_ocl_tensor_mem(be, dst, "dst", &mem, &d_offs)) != CT_OK) return st2;
+    if (ct_ocl_alignment(s_offs, src->nb, ses) < ses || d_offs % des != 0) return CT_OK;
+
+    const size_t ntx = ((size_t)src->ne[0] + 31) / 32, nty = ((size_t)src->ne[1] + 31) / 32;
+    const size_t dnb1 = (size_t)src->ne[0] * des, dnb2 = dnb1 * (size_t)src->ne[1], dnb3 = dnb2 * (size_t)src->ne[2];
+    args g = {be, kid, 0, CT_OK};
+    arg_tensor(&g, src, "src0");
+    arg_tensor(&g, dst, "dst");
+    arg_i64(&g, src->ne[0]);
+    arg_i64(&g, src->ne[1]);
+    for (int k = 0; k < 4; k++) arg_u64(&g, src->nb[k]);
+    arg_u64(&g, dnb1);
+    arg_u64(&g, dnb2);
+    arg_u64(&g, dnb3);
+    arg_u64(&g, ntx);
+    arg_i32(&g, raw);
+    arg_i32(&g, (int)st);
+    arg_i32(&g, (int)dt);
+    arg_u32(&g, ses);
+    arg_u32(&g, des);
+    if (g.st != CT_OK) return g.st;
+    *done = true;
+    const size_t local[3] = {32, 8, 1};
+    const size_t groups[3] = {ntx * nty, (size_t)src->ne[2], (size_t)src->ne[3]};
+    return ct_ocl_dispatch(be, kid, groups, local);
+}
+
+/* The fast paths into a contiguous destination: raw rows, converted or dequantized rows,
+ * quantized blocks (source rows packed), or tiles (source dim 1 packed). */
+static ct_status try_fast(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *node, bool *done) {
+    *done = false;
+    const ct_type st = src->type, dt = node->type;
+    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
+    const size_t ts = ct_type_size(st);
+    if (src->nb[0] != ts && src->ne[0] != bs) return try_tile(be, src, node, done);
+    /* rows in the destination's flat order; a contiguous source is one long row */
+    ct_ocl_rows_job j = {.src = src, .dst = node, .mode = CT_OCL_ROWS_CPY, .ne0 = src->ne[0], .n1 = src->ne[1],
+                         .n2 = src->ne[2], .n3 = src->ne[3], .snb = {src->nb[1], src->nb[2], src->nb[3]}};
+    if (ct_is_contiguous(src)) {
+        j.ne0 = ct_nelements(src);
+        j.n1 = j.n2 = j.n3 = 1;
+    }
+    j.lim = j.n1;
+    const size_t drow = (size_t)(j.ne0 / bd) * ct_type_size(dt);
+    j.dnb[0] = drow;
+    j.dnb[1] = drow * (size_t)j.n1;
+    j.dnb[2] = j.dnb[1] * (size_t)j.n2;
+    if (st == dt) return try_rows_raw(be, &j, (size_t)(j.ne0 / bs) * ts, done);
+    if (ct_type_is_float(dt)) return ct_ocl_try_rows4(be, &j, done);
+    return ct_type_is_float(st) ? ct_ocl_try_quant_rows(be, &j, done) : CT_OK;
+}
+
 ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
     const ct_tensor *src = node->src[0];
     const int64_t n_el = ct_nelements(node);
@@ -99,8 +216,13 @@ ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
     const bool dflat = ct_is_contiguous(node);
     if (st == dt && dflat && ct_is_contiguous(src))
         return encode_flat(be, src, node, (size_t)(n_el / bs) * ct_type_size(st));
+    if (dflat) {
+        bool done;
+        const ct_status s = try_fast(be, src, node, &done);
+        if (s != CT_OK || done) return s;
+    }
 
-    /* QUANT stays on ct_cpy: staging its blocks through local memory measured slower */
+    /* unaligned contiguous copies; unaligned QUANT stays on ct_cpy (one work-item a block) */
     if (dflat && ct_is_contiguous(src) && !(ct_type_is_float(st) && !ct_type_is_float(dt)))
         return encode_contig(be, src, node, n_el);
 

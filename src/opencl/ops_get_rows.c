@@ -53,11 +53,107 @@ ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, 
     return ct_ocl_dispatch(be, a.kid, groups, local);
 }
 
+static ct_ocl_kernel_id rows4_kernel_for(ct_type t) {
+    switch (t) {
+    case CT_TYPE_F32:
+    case CT_TYPE_I32: return CT_OCL_K_ROWS4_F32;
+    case CT_TYPE_F16: return CT_OCL_K_ROWS4_F16;
+    case CT_TYPE_BF16: return CT_OCL_K_ROWS4_BF16;
+    case CT_TYPE_Q4_0: return CT_OCL_K_ROWS4_Q4_0;
+    case CT_TYPE_Q4_1: return CT_OCL_K_ROWS4_Q4_1;
+    case CT_TYPE_Q5_0: return CT_OCL_K_ROWS4_Q5_0;
+    case CT_TYPE_Q5_1: return CT_OCL_K_ROWS4_Q5_1;
+    case CT_TYPE_Q8_0: return CT_OCL_K_ROWS4_Q8_0;
+    case CT_TYPE_IQ4_NL: return CT_OCL_K_ROWS4_IQ4_NL;
+    case CT_TYPE_Q2_K: return CT_OCL_K_ROWS4_Q2_K;
+    case CT_TYPE_Q3_K: return CT_OCL_K_ROWS4_Q3_K;
+    case CT_TYPE_Q4_K: return CT_OCL_K_ROWS4_Q4_K;
+    case CT_TYPE_Q5_K: return CT_OCL_K_ROWS4_Q5_K;
+    case CT_TYPE_Q6_K: return CT_OCL_K_ROWS4_Q6_K;
+    case CT_TYPE_Q8_K: return CT_OCL_K_ROWS4_Q8_K;
+    case CT_TYPE_IQ4_XS: return CT_OCL_K_ROWS4_IQ4_XS;
+    default: return CT_OCL_K_COUNT;
+    }
+}
+
+/* Bytes of 4 elements of a float row (the vector a unit loads or stores), 0 for other types. */
+static unsigned vec4_bytes(ct_type t) {
+    switch (t) {
+    case CT_TYPE_F32:
+    case CT_TYPE_I32: return 16;
+    case CT_TYPE_F16:
+    case CT_TYPE_BF16: return 8;
+    default: return 0;
+    }
+}
+
+ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done) {
+    *done = false;
+    const ct_type st = j->src->type, dt = j->dst->type;
+    const ct_ocl_kernel_id kid = rows4_kernel_for(st);
+    /* F32 and I32 move as bits; I32 only into I32 (GET_ROWS) */
+    const bool int_rows = st == CT_TYPE_I32 || dt == CT_TYPE_I32;
+    const unsigned vd = vec4_bytes(dt);
+    if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, kid) || vd == 0 || (int_rows && st != dt)) {
+        return CT_OK;
+    }
+    /* block rows have whole blocks, read 2 bytes at a time; float rows whole vectors */
+    const unsigned vs = ct_type_block_size(st) > 1 ? 2 : vec4_bytes(st);
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status status;
+    if ((status = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs)) != CT_OK) return status;
+    if ((status = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs)) != CT_OK) return status;
+    int64_t sn[3], dn[3];
+    ct_ocl_rows_extents(j, sn, dn);
+    if (ct_ocl_rows_align(s_offs, j->snb, sn, vs) < vs || ct_ocl_rows_align(d_offs, j->dnb, dn, vd) < vd) return CT_OK;
+
+    const size_t nu = ((size_t)j->ne0 + 3) / 4;
+    const size_t nper = ct_ocl_rows_nper(nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3);
+    const size_t nk = (nu + nper - 1) / nper;
+    size_t nth, nrptg;
+    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+    const size_t nseg = (nu + nth * nper - 1) / (nth * nper);
+
+    args g = {be, kid, 0, CT_OK};
+    arg_tensor(&g, j->src, "src0");
+    if (j->idx) arg_tensor(&g, j->idx, "src1");
+    else arg_null_tensor(&g);
+    arg_tensor(&g, j->dst, "dst");
+    arg_i64(&g, j->ne0);
+    arg_i64(&g, j->n1);
+    arg_i64(&g, (int64_t)nseg);
+    arg_i32(&g, (int)nper);
+    for (int k = 0; k < 3; k++) arg_u64(&g, j->snb[k]);
+    for (int k = 0; k < 3; k++) arg_u64(&g, j->dnb[k]);
+    arg_rows_index(&g, j);
+    arg_i32(&g, (int)(dt == CT_TYPE_I32 ? CT_TYPE_F32 : dt));
+    if (j->idx) arg_flag(&g);
+    else arg_no_flag(&g);
+    if (g.st != CT_OK) return g.st;
+    *done = true;
+    const size_t local[3] = {nth, nrptg, 1};
+    const size_t groups[3] = {(((size_t)j->n1 + nrptg - 1) / nrptg) * nseg, (size_t)j->n2, (size_t)j->n3};
+    return ct_ocl_dispatch(be, kid, groups, local);
+}
+
 ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node) {
     const ct_tensor *a = node->src[0], *b = node->src[1];
     if (ct_is_empty(node)) return CT_OK;
     ct_status st = ct_ocl_encode_check_indices(be, b, a->ne[1]);
     if (st != CT_OK) return st;
+
+    /* rows of packed elements (blocks always are) and a packed destination: ct_rows4 */
+    const bool packed = ct_type_block_size(a->type) > 1 || a->nb[0] == ct_type_size(a->type) || a->ne[0] == 1;
+    if (packed && (node->nb[0] == ct_type_size(node->type) || node->ne[0] == 1)) {
+        const ct_ocl_rows_job j = {.src = a, .idx = b, .dst = node, .mode = CT_OCL_ROWS_GET, .ne0 = a->ne[0],
+                                   .n1 = b->ne[0], .n2 = b->ne[1], .n3 = b->ne[2], .lim = a->ne[1],
+                                   .snb = {a->nb[1], a->nb[2], a->nb[3]},
+                                   .dnb = {node->nb[1], node->nb[2], node->nb[3]}};
+        bool done;
+        st = ct_ocl_try_rows4(be, &j, &done);
+        if (st != CT_OK || done) return st;
+    }
 
     cl_mem mem;
     cl_ulong a_offs, d_offs;

@@ -2,7 +2,8 @@
  *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
  *   float src0 with ne00 == 4                  -> c4
  *   ne11 >= MM_MIN_NE11 and the tiled kernel
- *     can run 256 work-items                   -> mm (64x64 tiles)
+ *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
+ *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
  *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). */
@@ -17,6 +18,10 @@ enum {
     MM_WG = 256,
     MM_LOCAL_FLOATS = 2 * 32 * 65,
     MM_MIN_NE11 = 16, /* from here on each weight read serves enough src1 rows for the tiles to pay */
+    MM128_TILE = 128,
+    MM128_LOCAL_FLOATS = 2 * 16 * 132 + 16, /* as kernels/mul_mat.cl: A and B [MMT_BK][MMT_LD], IQ4_NL's table */
+    MM128_MIN_NE01 = 128, /* smaller shapes fill 128x128 tiles too thinly: the 64x64 ones waste less */
+    MM128_MIN_NE11 = 64,
     /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
     MV_WG = 128,
     ROW_WG = 64,
@@ -25,12 +30,14 @@ enum {
 
 typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
+    ct_ocl_kernel_id mm128;
 } mm_kernels;
 
 static bool kernels_for(ct_type t, mm_kernels *k) {
 #define MM_CASE(T, ID, C4)                                                                                          \
     case CT_TYPE_##T:                                                                                             \
-        *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4}; \
+        *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4, \
+                          CT_OCL_K_MUL_MM128_##ID##_F32};                                                        \
         return true;
     switch (t) {
         MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4)
@@ -48,6 +55,15 @@ static bool kernels_for(ct_type t, mm_kernels *k) {
     default: return false;
     }
 #undef MM_CASE
+}
+
+/* The 128x128 kernel: available, 256 work-items allowed, and its local memory there. */
+static bool mm128_usable(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
+    if (!ct_ocl_kernel_available(be->dev, id) || ct_ocl_clamp_wg(be, id, MM_WG) != MM_WG) return false;
+    cl_ulong local = 0; /* the device caps do not keep it; one query per large MUL_MAT is cheap */
+    if (clGetDeviceInfo(be->dev->device, CL_DEVICE_LOCAL_MEM_SIZE, sizeof local, &local, NULL) != CL_SUCCESS)
+        return false;
+    return local >= MM128_LOCAL_FLOATS * sizeof(float);
 }
 
 /* The tensor's bytes start at a multiple of a within its buffer (allocations are
@@ -113,11 +129,13 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
         groups[0] = ((size_t)ne01 + local[0] - 1) / local[0], groups[1] = ((size_t)ne11 + 3) / 4, groups[2] = nbatch;
         scratch = sizeof(float);
     } else if (ne11 >= MM_MIN_NE11 && ct_ocl_clamp_wg(be, k.mm, MM_WG) == MM_WG) {
-        id = k.mm;
+        const bool big = ne01 >= MM128_MIN_NE01 && ne11 >= MM128_MIN_NE11 && mm128_usable(be, k.mm128);
+        const size_t tile = big ? MM128_TILE : MM_TILE;
+        id = big ? k.mm128 : k.mm;
         local[0] = MM_WG;
-        groups[0] = ((size_t)ne01 + MM_TILE - 1) / MM_TILE, groups[1] = ((size_t)ne11 + MM_TILE - 1) / MM_TILE;
+        groups[0] = ((size_t)ne01 + tile - 1) / tile, groups[1] = ((size_t)ne11 + tile - 1) / tile;
         groups[2] = nbatch;
-        scratch = MM_LOCAL_FLOATS * sizeof(float);
+        scratch = (big ? MM128_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
     } else {
         id = k.mv;
         const size_t nr0 = MV_NR0, nr1 = MV_NR1;

@@ -68,8 +68,96 @@ static inline void arg_flag(args *a) {
     a->i += 2;
 }
 
+/* A tensor pair the kernel never reads (no index tensor): a NULL buffer, offset 0. */
+static inline void arg_null_tensor(args *a) {
+    const cl_mem none = NULL;
+    const cl_ulong zero = 0;
+    if (a->st == CT_OK) a->st = CT_OCL_SET_ARG(a->be, a->kid, a->i, none);
+    if (a->st == CT_OK) a->st = CT_OCL_SET_ARG(a->be, a->kid, a->i + 1, zero);
+    a->i += 2;
+}
+/* The error-flag pair of a kernel launched without indices (it never reads them). */
+static inline void arg_no_flag(args *a) {
+    const cl_mem none = NULL;
+    const cl_int zero = 0;
+    if (a->st == CT_OK) a->st = CT_OCL_SET_ARG(a->be, a->kid, a->i, none);
+    if (a->st == CT_OK) a->st = CT_OCL_SET_ARG(a->be, a->kid, a->i + 1, zero);
+    a->i += 2;
+}
+
 /* Enqueues ct_check_indices over idx (I32 or I64, dims 0..2): it raises the error
  * flag for an index outside [0, limit). Defined in ops_get_rows.c. */
 ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, int64_t limit);
+
+/* ---- fast row kernels (ct_rows4_<t> in kernels/get_rows.cl, ct_quant_rows_<t> in
+ * kernels/set_rows.cl), shared by GET_ROWS, SET_ROWS and CPY ---------------------- */
+
+/* How a job's row i1 of slice (i2, i3) maps (kernels/get_rows.cl's CT_ROWS_*). */
+enum { CT_OCL_ROWS_CPY = 0, CT_OCL_ROWS_GET = 1, CT_OCL_ROWS_SET = 2 };
+
+/* The most units a work-item of ct_rows4 or ct_cpy_rows_raw takes (CT_ROWS_NPER of
+ * get_rows.cl, CT_CPY_NPER of cpy.cl); the largest local size of ct_quant_rows (CT_QT_WG
+ * of set_rows.cl), whose local arrays are sized for it. */
+enum { CT_OCL_ROWS_NPER = 4, CT_OCL_QT_WG = 256 };
+
+/* Units a work-item takes: CT_OCL_ROWS_NPER (more loads in flight) for jobs of at least
+ * 2^16 work-items that way; fewer below, where launch latency dominates and more
+ * work-items hide the memory latency better. */
+static inline size_t ct_ocl_rows_nper(size_t units) {
+    const size_t fill = (size_t)1 << 16;
+    size_t nper = CT_OCL_ROWS_NPER;
+    while (nper > 1 && units < nper * fill) nper /= 2;
+    return nper;
+}
+
+/* Rows (i1 < n1, i2 < n2, i3 < n3) of ne0 elements, packed in both tensors:
+ *   CPY  source row i1 -> destination row i1;
+ *   GET  source row idx[i1, i2, i3] -> destination row i1;
+ *   SET  source row i1 -> destination row idx[i1, i2 % idx->ne[1], i3 % idx->ne[2]].
+ * lim bounds the indexed rows; snb/dnb are the row strides of dims 1..3 (for CPY into a
+ * contiguous tensor, those of its flat order). */
+typedef struct ct_ocl_rows_job {
+    const ct_tensor *src, *idx, *dst; /* idx NULL for CPY */
+    int mode;
+    int64_t ne0, n1, n2, n3, lim;
+    size_t snb[3], dnb[3];
+} ct_ocl_rows_job;
+
+/* Each encodes the job when its kernel fits it (types, alignments, work-group size) and
+ * sets *done; otherwise it leaves *done false and enqueues nothing. */
+/* ct_rows4_<src type>: F32/I32, F16, BF16 or a block type into F32 (I32), F16 or BF16. */
+ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done);
+/* ct_quant_rows_<dst type>: F32, F16 or BF16 into Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 or IQ4_NL. */
+ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done);
+
+/* The largest power of two up to cap dividing offs and every stride whose extent exceeds 1. */
+static inline unsigned ct_ocl_rows_align(cl_ulong offs, const size_t nb[3], const int64_t ne[3], unsigned cap) {
+    cl_ulong bits = offs;
+    for (int k = 0; k < 3; k++)
+        if (ne[k] > 1) bits |= nb[k];
+    unsigned a = 1;
+    while (a < cap && (bits & a) == 0) a *= 2;
+    return a;
+}
+
+/* The extents that go with a job's source and destination row strides. */
+static inline void ct_ocl_rows_extents(const ct_ocl_rows_job *j, int64_t sn[3], int64_t dn[3]) {
+    sn[0] = j->mode == CT_OCL_ROWS_GET ? j->lim : j->n1;
+    dn[0] = j->mode == CT_OCL_ROWS_SET ? j->lim : j->n1;
+    sn[1] = dn[1] = j->n2;
+    sn[2] = dn[2] = j->n3;
+}
+
+/* Arguments from idx onwards, shared by both kernels: the index tensor (or none), the
+ * mapping, and the error flag where indices are read. */
+static inline void arg_rows_index(args *a, const ct_ocl_rows_job *j) {
+    const ct_tensor *c = j->idx;
+    arg_i32(a, j->mode);
+    arg_i32(a, c && c->type == CT_TYPE_I64);
+    arg_i64(a, c ? c->ne[1] : 1);
+    arg_i64(a, c ? c->ne[2] : 1);
+    for (int k = 0; k < 3; k++) arg_u64(a, c ? c->nb[k] : 0);
+    arg_i64(a, j->lim);
+}
 
 #endif

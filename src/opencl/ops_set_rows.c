@@ -31,11 +31,81 @@ bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     return ct_set_rows_types_supported(op);
 }
 
+/* The kernel, and the blocks a team quantizes (NPER of kernels/set_rows.cl's instances). */
+static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, size_t *nper) {
+    *nper = 2;
+    switch (t) {
+    case CT_TYPE_Q8_0: return CT_OCL_K_QUANT_ROWS_Q8_0;
+    case CT_TYPE_Q4_0: return CT_OCL_K_QUANT_ROWS_Q4_0;
+    case CT_TYPE_Q4_1: return CT_OCL_K_QUANT_ROWS_Q4_1;
+    case CT_TYPE_Q5_0: return CT_OCL_K_QUANT_ROWS_Q5_0;
+    case CT_TYPE_Q5_1: return CT_OCL_K_QUANT_ROWS_Q5_1;
+    case CT_TYPE_IQ4_NL: *nper = 1; return CT_OCL_K_QUANT_ROWS_IQ4_NL;
+    default: return CT_OCL_K_COUNT;
+    }
+}
+
+ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done) {
+    *done = false;
+    const ct_type st = j->src->type;
+    size_t nper;
+    const ct_ocl_kernel_id kid = quant_rows_kernel_for(j->dst->type, &nper);
+    if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, kid) || j->ne0 % 32 != 0) return CT_OK;
+    if (st != CT_TYPE_F32 && st != CT_TYPE_F16 && st != CT_TYPE_BF16) return CT_OK;
+    /* a work-item loads 4 source elements at once; blocks are written 2 bytes at a time */
+    const unsigned vs = st == CT_TYPE_F32 ? 16 : 8;
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status status;
+    if ((status = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs)) != CT_OK) return status;
+    if ((status = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs)) != CT_OK) return status;
+    int64_t sn[3], dn[3];
+    ct_ocl_rows_extents(j, sn, dn);
+    if (ct_ocl_rows_align(s_offs, j->snb, sn, vs) < vs || ct_ocl_rows_align(d_offs, j->dnb, dn, 2) < 2) return CT_OK;
+    /* teams of 4 work-items, the local arrays sized for CT_OCL_QT_WG */
+    const size_t wg = ct_ocl_clamp_wg(be, kid, CT_OCL_QT_WG) & ~(size_t)3;
+    if (wg < 4) return CT_OK;
+
+    const int64_t nkr = j->ne0 / 32;
+    args g = {be, kid, 0, CT_OK};
+    arg_tensor(&g, j->src, "src0");
+    if (j->idx) arg_tensor(&g, j->idx, "src1");
+    else arg_null_tensor(&g);
+    arg_tensor(&g, j->dst, "dst");
+    arg_i64(&g, nkr);
+    arg_i64(&g, j->n1);
+    for (int k = 0; k < 3; k++) arg_u64(&g, j->snb[k]);
+    for (int k = 0; k < 3; k++) arg_u64(&g, j->dnb[k]);
+    arg_rows_index(&g, j);
+    arg_i32(&g, (int)st);
+    if (j->idx) arg_flag(&g);
+    else arg_no_flag(&g);
+    if (g.st != CT_OK) return g.st;
+    *done = true;
+    const size_t per_group = (wg / 4) * nper;
+    const size_t nblk = (size_t)j->n1 * (size_t)nkr;
+    const size_t local[3] = {wg, 1, 1};
+    const size_t groups[3] = {(nblk + per_group - 1) / per_group, (size_t)j->n2, (size_t)j->n3};
+    return ct_ocl_dispatch(be, kid, groups, local);
+}
+
 ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node) {
     const ct_tensor *b = node->src[0], *c = node->src[1];
     if (ct_is_empty(b)) return CT_OK;
     ct_status st = ct_ocl_encode_check_indices(be, c, node->ne[1]);
     if (st != CT_OK) return st;
+
+    /* packed source rows (the destination's are): ct_rows4 or ct_quant_rows */
+    if (b->nb[0] == ct_type_size(b->type) || b->ne[0] == 1) {
+        const ct_ocl_rows_job j = {.src = b, .idx = c, .dst = node, .mode = CT_OCL_ROWS_SET, .ne0 = b->ne[0],
+                                   .n1 = b->ne[1], .n2 = b->ne[2], .n3 = b->ne[3], .lim = node->ne[1],
+                                   .snb = {b->nb[1], b->nb[2], b->nb[3]},
+                                   .dnb = {node->nb[1], node->nb[2], node->nb[3]}};
+        bool done;
+        st = ct_type_block_size(node->type) > 1 ? ct_ocl_try_quant_rows(be, &j, &done)
+                                                : ct_ocl_try_rows4(be, &j, &done);
+        if (st != CT_OK || done) return st;
+    }
 
     cl_mem mem;
     cl_ulong b_offs, d_offs;

@@ -43,7 +43,7 @@ static inline uint8_t trunc_int8_min(float v, int hi) {
     return (uint8_t)(i < hi ? i : hi);
 }
 
-static void quantize_q8_0(const float *restrict x, void *restrict vy, int64_t n) {
+void ct_quantize_q8_0_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_q8_0 *y = vy;
     const int64_t nb = n / CT_QK8_0;
     for (int64_t i = 0; i < nb; i++, x += CT_QK8_0) {
@@ -74,7 +74,7 @@ static inline float signed_absmax(const float *x) {
     return max;
 }
 
-static void quantize_q4_0(const float *restrict x, void *restrict vy, int64_t n) {
+void ct_quantize_q4_0_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_q4_0 *y = vy;
     const int64_t nb = n / CT_QK4_0;
     for (int64_t i = 0; i < nb; i++, x += CT_QK4_0) {
@@ -91,7 +91,7 @@ static void quantize_q4_0(const float *restrict x, void *restrict vy, int64_t n)
     }
 }
 
-static void quantize_q5_0(const float *restrict x, void *restrict vy, int64_t n) {
+void ct_quantize_q5_0_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_q5_0 *y = vy;
     const int64_t nb = n / CT_QK5_0;
     for (int64_t i = 0; i < nb; i++, x += CT_QK5_0) {
@@ -123,7 +123,7 @@ static inline void block_min_max(const float *x, float *min_out, float *max_out)
     *max_out = max;
 }
 
-static void quantize_q4_1(const float *restrict x, void *restrict vy, int64_t n) {
+void ct_quantize_q4_1_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_q4_1 *y = vy;
     const int64_t nb = n / CT_QK4_1;
     for (int64_t i = 0; i < nb; i++, x += CT_QK4_1) {
@@ -143,7 +143,7 @@ static void quantize_q4_1(const float *restrict x, void *restrict vy, int64_t n)
     }
 }
 
-static void quantize_q5_1(const float *restrict x, void *restrict vy, int64_t n) {
+void ct_quantize_q5_1_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_q5_1 *y = vy;
     const int64_t nb = n / CT_QK5_1;
     for (int64_t i = 0; i < nb; i++, x += CT_QK5_1) {
@@ -190,7 +190,7 @@ static inline void iq4nl_best_index(const float *a, uint8_t *L) {
  * search). With max |x| >= 1e-15 the largest element alone adds x^2*127^2 >= 1.6e-26
  * to sumq2, so sumq2 > 0 unless the input holds NaN or inf; those reach sumqx/sumq2
  * exactly as in ggml. */
-static void quantize_iq4_nl(const float *restrict x, void *restrict vy, int64_t n) {
+void ct_quantize_iq4_nl_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_iq4_nl *y = vy;
     const int64_t nb = n / CT_QK4_NL;
     for (int64_t i = 0; i < nb; i++, x += CT_QK4_NL) {
@@ -266,12 +266,12 @@ static ct_quantize_fn portable_fn(ct_type type) {
     case CT_TYPE_F32: return quantize_f32;
     case CT_TYPE_F16: return quantize_f16;
     case CT_TYPE_BF16: return quantize_bf16;
-    case CT_TYPE_Q8_0: return quantize_q8_0;
-    case CT_TYPE_Q4_0: return quantize_q4_0;
-    case CT_TYPE_Q4_1: return quantize_q4_1;
-    case CT_TYPE_Q5_0: return quantize_q5_0;
-    case CT_TYPE_Q5_1: return quantize_q5_1;
-    case CT_TYPE_IQ4_NL: return quantize_iq4_nl;
+    case CT_TYPE_Q8_0: return ct_quantize_q8_0_portable;
+    case CT_TYPE_Q4_0: return ct_quantize_q4_0_portable;
+    case CT_TYPE_Q4_1: return ct_quantize_q4_1_portable;
+    case CT_TYPE_Q5_0: return ct_quantize_q5_0_portable;
+    case CT_TYPE_Q5_1: return ct_quantize_q5_1_portable;
+    case CT_TYPE_IQ4_NL: return ct_quantize_iq4_nl_portable;
     default: return NULL;
     }
 }

@@ -220,9 +220,9 @@ typedef void (*ct_quantize_fn)(const float *restrict src, void *restrict dst, in
 ct_quantize_fn ct_get_quantize_fn(ct_type type);
 
 /* Run-time dispatch: ct_get_quantize_fn, ct_get_dequantize_fn and the fp16/bf16 row
- * functions use the AVX2+F16C kernels of convert_avx2.c where the CPU has them. Both
- * paths give the same bytes; the test hook forces the portable C code (true) or
- * returns to the automatic choice (false). */
+ * functions use the AVX2+F16C kernels of convert_avx2.c and quantize_avx2.c where the
+ * CPU has them. Both paths give the same bytes; the test hook forces the portable C
+ * code (true) or returns to the automatic choice (false). */
 void ct_types_force_portable(bool portable);
 bool ct_types_use_avx2(void);
 
@@ -230,6 +230,18 @@ bool ct_types_use_avx2(void);
  * They do not check the CPU: callers go through ct_types_use_avx2. */
 ct_quantize_fn ct_quantize_fn_avx2(ct_type type);
 ct_dequantize_fn ct_dequantize_fn_avx2(ct_type type);
+/* The block quantizers of quantize_avx2.c (Q8_0, Q4_x, Q5_x, IQ4_NL), reached through
+ * ct_quantize_fn_avx2; NULL for other types or where the build has none. */
+ct_quantize_fn ct_quantize_block_fn_avx2(ct_type type);
+
+/* The portable block quantizers of quantize.c; the AVX2 ones hand them the blocks that
+ * hold NaN or inf or have a subnormal scale. */
+void ct_quantize_q8_0_portable(const float *restrict x, void *restrict vy, int64_t n);
+void ct_quantize_q4_0_portable(const float *restrict x, void *restrict vy, int64_t n);
+void ct_quantize_q4_1_portable(const float *restrict x, void *restrict vy, int64_t n);
+void ct_quantize_q5_0_portable(const float *restrict x, void *restrict vy, int64_t n);
+void ct_quantize_q5_1_portable(const float *restrict x, void *restrict vy, int64_t n);
+void ct_quantize_iq4_nl_portable(const float *restrict x, void *restrict vy, int64_t n);
 
 
 #endif

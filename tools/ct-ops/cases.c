@@ -274,6 +274,15 @@ void cto_cases_test(cto_case_list *l) {
     add_get_rows(l, CT_TYPE_Q4_0, 64, 1, 3, 1, false);
     add_get_rows(l, CT_TYPE_Q8_0, 32, 300, 64, 2, false);
     add_get_rows(l, CT_TYPE_F32, 256, 5, 0, 2, false);
+    /* the vector row kernels: rows in two segments, many one-vector rows, long block rows */
+    add_get_rows(l, CT_TYPE_F32, 4100, 3, 2, 1, false);
+    add_get_rows(l, CT_TYPE_F16, 4, 9, 300, 1, false);
+    add_get_rows(l, CT_TYPE_Q4_K, 17 * 256, 3, 5, 1, true);
+    add_get_rows(l, CT_TYPE_Q8_0, 129 * 32, 3, 5, 2, false);
+    /* jobs large enough for 2 and 4 vectors a work-item */
+    add_get_rows(l, CT_TYPE_F32, 4096, 64, 300, 1, false);
+    add_get_rows(l, CT_TYPE_Q4_K, 4096, 16, 160, 1, false);
+    add_get_rows(l, CT_TYPE_F16, 1024, 16, 1200, 1, true);
 
     /* SET_ROWS */
     add_set_rows(l, CT_TYPE_F32, 1, 8, 1, 3, 1, 1, 2, false, CT_TYPE_F32, CT_TYPE_I64);
@@ -298,6 +307,15 @@ void cto_cases_test(cto_case_list *l) {
     add_set_rows(l, CT_TYPE_F32, 33, 5, 2, 1, 1, 1, 4, false, CT_TYPE_F16, CT_TYPE_I64);
     add_set_rows(l, CT_TYPE_Q4_0, 64, 6, 1, 2, 1, 1, 5, false, CT_TYPE_F32, CT_TYPE_I32);
     add_set_rows(l, CT_TYPE_IQ4_NL, 96, 7, 3, 1, 1, 1, 6, true, CT_TYPE_F32, CT_TYPE_I64);
+    /* the team quantizers and vector row kernels: long rows, many short rows, F16 sources, broadcasts */
+    add_set_rows(l, CT_TYPE_Q8_0, 4128, 4, 1, 1, 1, 1, 3, false, CT_TYPE_F32, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_IQ4_NL, 32, 300, 1, 1, 1, 1, 200, false, CT_TYPE_F16, CT_TYPE_I32);
+    add_set_rows(l, CT_TYPE_Q5_1, 64, 40, 2, 3, 1, 2, 33, false, CT_TYPE_F16, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_F16, 4100, 3, 1, 1, 1, 1, 2, false, CT_TYPE_F32, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_BF16, 8, 300, 1, 1, 1, 1, 250, false, CT_TYPE_F16, CT_TYPE_I32);
+    add_set_rows(l, CT_TYPE_F16, 4096, 300, 1, 1, 1, 1, 300, false, CT_TYPE_F32, CT_TYPE_I64);
+    add_set_rows(l, CT_TYPE_F32, 2048, 300, 1, 1, 1, 1, 260, false, CT_TYPE_F16, CT_TYPE_I32);
+    add_set_rows(l, CT_TYPE_Q4_0, 4096, 300, 1, 1, 1, 1, 80, false, CT_TYPE_F32, CT_TYPE_I64);
 
     /* MUL_MAT */
     for (int i = 0; i < N_OF(all_types); i++)
@@ -351,6 +369,28 @@ void cto_cases_test(cto_case_list *l) {
     add_mul_mat(l, CT_TYPE_F32, CT_TYPE_F32, 1, 1, 1, 1, 1, 1, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_F32, CT_TYPE_F32, 7, 3, 33, 1, 1, 1, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_BF16, CT_TYPE_F32, 5, 3, 17, 2, 1, 1, 1, NULL, false);
+    /* 128x128 tiles (ne01 >= 128, ne11 >= 64) for every OpenCL src0 type: partial tiles in both dims,
+     * broadcasts, row views; float types also k past the last full 16-step and rows not 16-byte aligned */
+    static const ct_type mm128_types[12] = {
+        CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_Q4_0, CT_TYPE_Q4_1, CT_TYPE_Q5_0,
+        CT_TYPE_Q5_1, CT_TYPE_Q8_0, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q5_K, CT_TYPE_Q6_K,
+    };
+    for (int i = 0; i < N_OF(mm128_types); i++) {
+        ct_type t = mm128_types[i];
+        int64_t blck = ct_type_block_size(t), k = blck == 256 ? 512 : 96;
+        add_mul_mat(l, t, CT_TYPE_F32, 130, 67, k, 1, 1, 1, 1, NULL, false);
+        add_mul_mat(l, t, CT_TYPE_F32, 128, 64, k, 1, 1, 1, 1, NULL, false);
+        add_mul_mat(l, t, CT_TYPE_F32, 257, 129, k, 2, 1, 2, 1, NULL, true);
+        if (blck == 1) {
+            add_mul_mat(l, t, CT_TYPE_F32, 130, 67, 100, 1, 1, 1, 1, NULL, false);
+            add_mul_mat(l, t, CT_TYPE_F32, 200, 70, 33, 1, 2, 1, 2, NULL, false);
+            add_mul_mat(l, t, CT_TYPE_F32, 129, 65, 7, 1, 1, 1, 1, NULL, true);
+        }
+    }
+    add_mul_mat(l, CT_TYPE_F32, CT_TYPE_F32, 256, 192, 1000, 3, 2, 1, 2, NULL, false);
+    add_mul_mat(l, CT_TYPE_Q4_0, CT_TYPE_F32, 384, 130, 1024, 2, 1, 2, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_Q4_0, CT_TYPE_F32, 128, 64, 0, 1, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F32, CT_TYPE_F32, 128, 64, 0, 1, 1, 1, 1, NULL, false);
 
     /* CPY */
     for (int i = 0; i < N_OF(all_types); i++) {
@@ -385,6 +425,22 @@ void cto_cases_test(cto_case_list *l) {
     /* transposes large enough for the CPU's 8x16 register tiles, with ragged edges */
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 75, 45, 2, 1, P1023, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 64, 600, 1, 1, P1023, NULL);
+    /* the fast paths at their edges: a partial last vector, rows in two segments, tiles of 2-byte and
+     * converted elements, a one-element dim */
+    add_cpy(l, CT_TYPE_F16, CT_TYPE_F32, 37, 3, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 4100, 3, 2, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_Q4_0, 4096, 3, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_BF16, CT_TYPE_IQ4_NL, 64, 5, 3, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_Q6_K, CT_TYPE_F16, 17 * 256, 2, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F16, CT_TYPE_F16, 100, 70, 1, 1, P1023, NULL);
+    add_cpy(l, CT_TYPE_BF16, CT_TYPE_F32, 33, 65, 2, 1, P1023, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 1, 40, 3, 1, P1023, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F16, 1024, 1024, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_Q4_0, CT_TYPE_F32, 4096, 160, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 2048, 150, 2, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_F16, CT_TYPE_F16, 4096, 300, 2, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_Q8_0, 4096, 100, 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 600, 500, 1, 1, P1023, NULL);
 
     /* DUP */
     static const ct_type dup_types[4] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_I32, CT_TYPE_I16};
@@ -523,6 +579,14 @@ void cto_cases_perf(cto_case_list *l, double s) {
     for (int ni = 0; ni < 7; ni++)
         for (int i = 0; i < N_OF(all_types); i++)
             add_mul_mat(l, all_types[i], CT_TYPE_F32, mm_m, mm_n[ni], 14336, 1, 1, 1, 1, NULL, false);
+    /* issue 5's mat-vec list again on 16384 x 16384 weights */
+    static const ct_type mv_types[10] = {CT_TYPE_F16,  CT_TYPE_BF16, CT_TYPE_Q8_0,   CT_TYPE_Q4_0, CT_TYPE_Q4_1,
+                                         CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q6_K};
+    static const int64_t mv_n[4] = {1, 2, 4, 8};
+    for (int ni = 0; ni < 4; ni++)
+        for (int i = 0; i < 10; i++)
+            add_mul_mat(l, mv_types[i], CT_TYPE_F32, sc(16384, s, 16, 16), mv_n[ni], sc(16384, s, 256, 256), 1, 1, 1,
+                        1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, sc(16416, s, 16, 16), 1, 128, 8, 1, 4, 1, P0213, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 1, sc(16416, s, 32, 32), 8, 1, 4, 1, P0123, true);
     static const ct_type sq_types[3] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q4_0};

@@ -15,8 +15,11 @@
  * for t = f32, f16, bf16 (blocks of one element: j = 0 only, no deq16), q4_0,
  * q4_1, q5_0, q5_1, q8_0, iq4_nl (32-blocks, il = 0..1), q2_K, q3_K, q4_K, q5_K,
  * q6_K, q8_K, iq4_xs (256-blocks, il = 0..15).
+ *   float4 ct_deq4_<t>(const __global uchar *blk, int g)  elements 4*g .. 4*g+3, for
+ *                                                  the block types; blk 2-byte aligned
  * Quantizers: void ct_quantize_<t>(const float *x, __global uchar *blk) for
- * t = q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl: one block of 32 floats. */
+ * t = q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl: one block of 32 floats. The same six as
+ * teams of 4 work-items, 8 floats each (ct_qt_*: see that section). */
 
 /* Type ids (ct_type). */
 #define CT_T_F32 0
@@ -107,6 +110,23 @@ ushort ct_float_to_bf16(float f) {
 }
 
 float ct_ld_f16(const __global uchar *p) { return ct_half_to_float(ct_ld_u16(p)); }
+
+/* Loads from an address known to be 2-byte aligned: one or two 16-bit loads, not byte loads. */
+uint ct_lda_u16(const __global uchar *p) { return *(const __global ushort *)p; }
+uint ct_lda_u32(const __global uchar *p) { return ct_lda_u16(p) | (ct_lda_u16(p + 2) << 16); }
+float ct_lda_f16(const __global uchar *p) { return ct_half_to_float((ushort)ct_lda_u16(p)); }
+
+/* a / b and a % b, in 32 bits when both fit (64-bit division is slow on GPUs). */
+ulong ct_udivmod(ulong a, ulong b, ulong *rem) {
+    if (((a | b) >> 32) == 0) {
+        const uint q = (uint)a / (uint)b;
+        *rem = (uint)a - q * (uint)b;
+        return q;
+    }
+    const ulong q = a / b;
+    *rem = a - q * b;
+    return q;
+}
 
 /* ---- correctly rounded float division ----------------------------------------- */
 
@@ -487,6 +507,172 @@ float ct_deq(int t, const __global uchar *b, int j) {
     }
 }
 
+/* ---- 4-element dequantizers ------------------------------------------------------ */
+
+/* Elements 4g .. 4g+3 of a block, for kernels whose neighbouring work-items write
+ * neighbouring float4s. Each is ct_deq16_<t>'s arithmetic for those four elements (the
+ * same products in the same order), so the results are the same bits. Blocks must be
+ * 2-byte aligned: every multi-byte field, and each run of 4 quant bytes, starts at an
+ * even offset and is read with 16-bit loads. */
+
+/* Byte c of a word of 4 quant bytes. */
+#define CT_QBYTE(q, c) (((q) >> (8 * (c))) & 0xFFu)
+
+float4 ct_deq4_q4_0(const __global uchar *b, int g) {
+    const float d = ct_lda_f16(b);
+    const uint q = ct_lda_u32(b + 2 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)((int)((CT_QBYTE(q, c) >> s) & 15u) - 8), d);
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q4_1(const __global uchar *b, int g) {
+    const float d = ct_lda_f16(b), m = ct_lda_f16(b + 2);
+    const uint q = ct_lda_u32(b + 4 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xadd(ct_xmul((float)(int)((CT_QBYTE(q, c) >> s) & 15u), d), m);
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q5_0(const __global uchar *b, int g) {
+    const float d = ct_lda_f16(b);
+    const uint qh = ct_lda_u32(b + 2) >> (4 * g);
+    const uint q = ct_lda_u32(b + 6 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+    float y[4];
+    for (int c = 0; c < 4; c++) {
+        const int x = (int)(((CT_QBYTE(q, c) >> s) & 15u) | (((qh >> c) & 1u) << 4)) - 16;
+        y[c] = ct_xmul((float)x, d);
+    }
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q5_1(const __global uchar *b, int g) {
+    const float d = ct_lda_f16(b), m = ct_lda_f16(b + 2);
+    const uint qh = ct_lda_u32(b + 4) >> (4 * g);
+    const uint q = ct_lda_u32(b + 8 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+    float y[4];
+    for (int c = 0; c < 4; c++) {
+        const int x = (int)(((CT_QBYTE(q, c) >> s) & 15u) | (((qh >> c) & 1u) << 4));
+        y[c] = ct_xadd(ct_xmul((float)x, d), m);
+    }
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q8_0(const __global uchar *b, int g) {
+    const float d = ct_lda_f16(b);
+    const uint q = ct_lda_u32(b + 2 + 4 * g);
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)as_char((uchar)CT_QBYTE(q, c)), d);
+    return vload4(0, y);
+}
+
+float4 ct_deq4_iq4_nl(const __global uchar *b, int g) {
+    const float d = ct_lda_f16(b);
+    const uint q = ct_lda_u32(b + 2 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, ct_kvalues_iq4nl_f[(CT_QBYTE(q, c) >> s) & 15u]);
+    return vload4(0, y);
+}
+
+/* 256-blocks: g = 0..63 lies in the 16-group il = g / 4, at offset l = 4 * (g % 4) in it. */
+float4 ct_deq4_q2_K(const __global uchar *b, int g) {
+    const int il = g >> 2, l = 4 * (g & 3);
+    const float d = ct_lda_f16(b + 80), min = ct_lda_f16(b + 82);
+    const uint sc = b[il];
+    const int hb = il >> 3, shift = ((il & 7) >> 1) * 2, sub = il & 1;
+    const float dl = ct_xmul(d, (float)(sc & 15u));
+    const float ml = ct_xmul(min, (float)(sc >> 4));
+    const uint q = ct_lda_u32(b + 16 + 32 * hb + 16 * sub + l);
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xsub(ct_xmul(dl, (float)((CT_QBYTE(q, c) >> shift) & 3u)), ml);
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q3_K(const __global uchar *b, int g) {
+    const int il = g >> 2, l = 4 * (g & 3);
+    const float d_all = ct_lda_f16(b + 108);
+    const int hb = il >> 3, s = (il & 7) >> 1, sub = il & 1;
+    const uint m = 1u << (4 * hb + s);
+    const float dl = ct_xmul(d_all, (float)ct_q3_K_scale(b + 96, il));
+    const uint q = ct_lda_u32(b + 32 + 32 * hb + 16 * sub + l);
+    const uint hm = ct_lda_u32(b + 16 * sub + l);
+    float y[4];
+    for (int c = 0; c < 4; c++) {
+        const int v = (int)((CT_QBYTE(q, c) >> (2 * s)) & 3u) - ((CT_QBYTE(hm, c) & m) ? 0 : 4);
+        y[c] = ct_xmul(dl, (float)v);
+    }
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q4_K(const __global uchar *b, int g) {
+    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1, l = 16 * (il & 1) + 4 * (g & 3);
+    const float d = ct_lda_f16(b), min = ct_lda_f16(b + 2);
+    int sc, m;
+    ct_get_scale_min_k4(2 * c0 + hi, b + 4, &sc, &m);
+    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const uint q = ct_lda_u32(b + 16 + 32 * c0 + l);
+    float y[4];
+    for (int c = 0; c < 4; c++) {
+        const uint qc = CT_QBYTE(q, c);
+        y[c] = ct_xsub(ct_xmul(d1, (float)(hi ? (qc >> 4) : (qc & 15u))), m1);
+    }
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q5_K(const __global uchar *b, int g) {
+    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1, l = 16 * (il & 1) + 4 * (g & 3);
+    const float d = ct_lda_f16(b), min = ct_lda_f16(b + 2);
+    int sc, m;
+    ct_get_scale_min_k4(2 * c0 + hi, b + 4, &sc, &m);
+    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const uint q = ct_lda_u32(b + 48 + 32 * c0 + l);
+    const uint qh = ct_lda_u32(b + 16 + l);
+    const uint u = (1u << (2 * c0)) << hi;
+    float y[4];
+    for (int c = 0; c < 4; c++) {
+        const uint qc = CT_QBYTE(q, c);
+        const uint v = (hi ? (qc >> 4) : (qc & 15u)) + ((CT_QBYTE(qh, c) & u) ? 16u : 0u);
+        y[c] = ct_xsub(ct_xmul(d1, (float)v), m1);
+    }
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q6_K(const __global uchar *b, int g) {
+    const int il = g >> 2, h = il >> 3, k = (il >> 1) & 3, l0 = 16 * (il & 1), l = l0 + 4 * (g & 3);
+    const float d = ct_lda_f16(b + 208);
+    const uint ql = ct_lda_u32(b + 64 * h + ((k & 1) ? 32 : 0) + l), qh = ct_lda_u32(b + 128 + 32 * h + l);
+    const int sc = as_char(b[192 + 8 * h + (l0 >> 4) + 2 * k]);
+    const float dsc = ct_xmul(d, (float)sc);
+    float y[4];
+    for (int c = 0; c < 4; c++) {
+        const uint qc = CT_QBYTE(ql, c);
+        const uint nib = (k & 2) ? (qc >> 4) : (qc & 15u);
+        const int q = (int)(nib | (((CT_QBYTE(qh, c) >> (2 * k)) & 3u) << 4)) - 32;
+        y[c] = ct_xmul(dsc, (float)q);
+    }
+    return vload4(0, y);
+}
+
+float4 ct_deq4_q8_K(const __global uchar *b, int g) {
+    const float d = as_float(ct_lda_u32(b));
+    const uint q = ct_lda_u32(b + 4 + 4 * g);
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, (float)as_char((uchar)CT_QBYTE(q, c)));
+    return vload4(0, y);
+}
+
+float4 ct_deq4_iq4_xs(const __global uchar *b, int g) {
+    const int il = g >> 2, ib = il >> 1;
+    const float d = ct_lda_f16(b);
+    const uint scales_h = ct_lda_u16(b + 2);
+    const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
+    const float dl = ct_xmul(d, (float)(ls - 32));
+    const uint q = ct_lda_u32(b + 8 + 16 * ib + 4 * (g & 3)), s = (il & 1) ? 4u : 0u;
+    float y[4];
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul(dl, ct_kvalues_iq4nl_f[(CT_QBYTE(q, c) >> s) & 15u]);
+    return vload4(0, y);
+}
+
 /* ---- quantizers (src/types/quantize.c, bit for bit) ----------------------------- */
 
 /* (int8_t)v / (uint8_t)v as the reference pins them: truncate to int32 (NaN and
@@ -658,4 +844,272 @@ void ct_quantize_block(int t, const float *x, __global uchar *y) {
     case CT_T_IQ4_NL: ct_quantize_iq4_nl(x, y); break;
     default: break;
     }
+}
+
+/* ---- team quantizers: 4 work-items per block ---------------------------------------
+ *
+ * Work-item `lane` (0..3) of a team holds xa = elements 4*lane .. 4*lane+3 of the block
+ * and xb = elements 16+4*lane .. 16+4*lane+3: the pairs (j, j+16) that share a quant
+ * byte, so no lane needs another's values to write its bytes. A kernel runs, with
+ * barriers where marked (every work-item of the group takes part; a team whose block is
+ * not written passes any x):
+ *   1. p[lane] = ct_qt_stat_<t>(xa), p[lane+4] = ct_qt_stat_<t>(xb)   the partials of the
+ *      8 runs of 4 elements, into local memory; barrier;
+ *   2. s = ct_qt_scale_<t>(p), combining the partials in element order; then
+ *      ct_qt_out_<t>(y, lane, xa, xb, s, aux) writes this lane's quant bytes and leaves in
+ *      aux what lane 0 needs (CT_QT_AUX_<t> words: Q5's high bits, IQ4_NL's sum terms);
+ *      a barrier when CT_QT_AUX_<t> > 0;
+ *   3. lane 0: ct_qt_fin_<t>(y, aux, s) writes the scales (and qh).
+ * Each statistic is the sequential one of ct_quantize_<t> (the same comparisons, first
+ * occurrence winning ties, NaN rules), and every later expression is the sequential one:
+ * the bytes are ct_quantize_<t>'s. y must be 2-byte aligned. */
+
+/* The reference's running MAX over |x| (a NaN is replaced by the next value): a run
+ * either has no NaN and maps a to max(a, m), or ends in a constant (the running value
+ * after its last NaN); the sign bit, never set by fabs, marks the second kind. */
+float2 ct_qt_stat_q8_0(float4 x) {
+    const float v[4] = {x.s0, x.s1, x.s2, x.s3};
+    float amax = 0.0f;
+    bool has_nan = false;
+    for (int c = 0; c < 4; c++) {
+        const float av = fabs(v[c]);
+        has_nan = has_nan || isnan(av);
+        amax = amax > av ? amax : av;
+    }
+    return (float2)(as_float(as_uint(amax) | (has_nan ? 0x80000000u : 0u)), 0.0f);
+}
+
+/* (max |x|, the signed value with it): first occurrence, NaN skipped (ct_signed_absmax;
+ * IQ4_NL's search is the same comparison). */
+float2 ct_qt_stat_absmax(float4 x) {
+    const float v[4] = {x.s0, x.s1, x.s2, x.s3};
+    float amax = 0.0f, max = 0.0f;
+    for (int c = 0; c < 4; c++) {
+        if (amax < fabs(v[c])) {
+            amax = fabs(v[c]);
+            max = v[c];
+        }
+    }
+    return (float2)(amax, max);
+}
+
+/* (min, max) from +-FLT_MAX with strict compares (ct_block_min_max). */
+float2 ct_qt_stat_minmax(float4 x) {
+    const float v[4] = {x.s0, x.s1, x.s2, x.s3};
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (int c = 0; c < 4; c++) {
+        if (v[c] < min) min = v[c];
+        if (v[c] > max) max = v[c];
+    }
+    return (float2)(min, max);
+}
+
+#define ct_qt_stat_q4_0 ct_qt_stat_absmax
+#define ct_qt_stat_q5_0 ct_qt_stat_absmax
+#define ct_qt_stat_iq4_nl ct_qt_stat_absmax
+#define ct_qt_stat_q4_1 ct_qt_stat_minmax
+#define ct_qt_stat_q5_1 ct_qt_stat_minmax
+
+float2 ct_qt_comb_absmax(__local const float2 *p) {
+    float2 a = (float2)(0.0f, 0.0f);
+    for (int i = 0; i < 8; i++) {
+        const float2 q = p[i];
+        if (a.x < q.x) a = q;
+    }
+    return a;
+}
+
+float2 ct_qt_comb_minmax(__local const float2 *p) {
+    float min = FLT_MAX, max = -FLT_MAX;
+    for (int i = 0; i < 8; i++) {
+        const float2 q = p[i];
+        if (q.x < min) min = q.x;
+        if (q.y > max) max = q.y;
+    }
+    return (float2)(min, max);
+}
+
+/* s = (d, id, min, unused) */
+float4 ct_qt_scale_q8_0(__local const float2 *p) {
+    float amax = 0.0f;
+    for (int i = 0; i < 8; i++) {
+        const uint u = as_uint(p[i].x);
+        const float v = as_float(u & 0x7FFFFFFFu);
+        amax = (u & 0x80000000u) ? v : (amax > v ? amax : v);
+    }
+    const float d = ct_xdiv(amax, 127.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    return (float4)(d, id, 0.0f, 0.0f);
+}
+
+float4 ct_qt_scale_q4_0(__local const float2 *p) {
+    const float d = ct_xdiv(ct_qt_comb_absmax(p).y, -8.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    return (float4)(d, id, 0.0f, 0.0f);
+}
+
+float4 ct_qt_scale_q5_0(__local const float2 *p) {
+    const float d = ct_xdiv(ct_qt_comb_absmax(p).y, -16.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    return (float4)(d, id, 0.0f, 0.0f);
+}
+
+float4 ct_qt_scale_q4_1(__local const float2 *p) {
+    const float2 mm = ct_qt_comb_minmax(p);
+    const float d = ct_xdiv(ct_xsub(mm.y, mm.x), 15.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    return (float4)(d, id, mm.x, 0.0f);
+}
+
+float4 ct_qt_scale_q5_1(__local const float2 *p) {
+    const float2 mm = ct_qt_comb_minmax(p);
+    const float d = ct_xdiv(ct_xsub(mm.y, mm.x), 31.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    return (float4)(d, id, mm.x, 0.0f);
+}
+
+/* IQ4_NL: s = (unused, id, 1 when max |x| < 1e-15, unused). */
+float4 ct_qt_scale_iq4_nl(__local const float2 *p) {
+    const float2 a = ct_qt_comb_absmax(p);
+    if (a.x < 1e-15f) return (float4)(0.0f, 0.0f, 1.0f, 0.0f);
+    const float d0 = ct_xdiv(a.y, -127.0f);
+    return (float4)(0.0f, ct_xdiv(1.0f, d0), 0.0f, 0.0f);
+}
+
+/* 4 bytes at a 2-byte aligned address. */
+void ct_sta_u32(__global uchar *p, uint v) {
+    *(__global ushort *)p = (ushort)v;
+    *(__global ushort *)(p + 2) = (ushort)(v >> 16);
+}
+
+#define CT_QT_AUX_q8_0 0
+#define CT_QT_AUX_q4_0 0
+#define CT_QT_AUX_q4_1 0
+#define CT_QT_AUX_q5_0 4
+#define CT_QT_AUX_q5_1 4
+#define CT_QT_AUX_iq4_nl 64
+
+void ct_qt_out_q8_0(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
+    uint wa = 0, wb = 0;
+    for (int c = 0; c < 4; c++) {
+        wa |= ct_round_low_byte(a[c] * s.s1) << (8 * c);
+        wb |= ct_round_low_byte(b[c] * s.s1) << (8 * c);
+    }
+    ct_sta_u32(y + 2 + 4 * lane, wa);
+    ct_sta_u32(y + 18 + 4 * lane, wb);
+}
+
+void ct_qt_fin_q8_0(__global uchar *y, __local const uint *aux, float4 s) {
+    *(__global ushort *)y = ct_float_to_half(s.s0);
+}
+
+/* (uchar)(xi0 | (xi1 << 4)): xi0's high bits stay, as in the reference. */
+void ct_qt_out_q4_0(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
+    uint w = 0;
+    for (int c = 0; c < 4; c++) {
+        const uint xi0 = ct_trunc_int8_min(a[c] * s.s1 + 8.5f, 15);
+        const uint xi1 = ct_trunc_int8_min(b[c] * s.s1 + 8.5f, 15);
+        w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);
+    }
+    ct_sta_u32(y + 2 + 4 * lane, w);
+}
+
+void ct_qt_fin_q4_0(__global uchar *y, __local const uint *aux, float4 s) {
+    *(__global ushort *)y = ct_float_to_half(s.s0);
+}
+
+void ct_qt_out_q4_1(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
+    uint w = 0;
+    for (int c = 0; c < 4; c++) {
+        const uint xi0 = ct_trunc_int8_min((a[c] - s.s2) * s.s1 + 0.5f, 15);
+        const uint xi1 = ct_trunc_int8_min((b[c] - s.s2) * s.s1 + 0.5f, 15);
+        w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);
+    }
+    ct_sta_u32(y + 4 + 4 * lane, w);
+}
+
+void ct_qt_fin_q4_1(__global uchar *y, __local const uint *aux, float4 s) {
+    *(__global ushort *)y = ct_float_to_half(s.s0);
+    *(__global ushort *)(y + 2) = ct_float_to_half(s.s2);
+}
+
+/* Q5: qs from the low nibbles; bit 4 of element j's value is bit j of qh, of which each
+ * lane leaves its 8 bits in aux[lane]. */
+void ct_qt_out_q5_0(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
+    uint w = 0, qh = 0;
+    for (int c = 0; c < 4; c++) {
+        const uint xi0 = ct_trunc_int8_min(a[c] * s.s1 + 16.5f, 31);
+        const uint xi1 = ct_trunc_int8_min(b[c] * s.s1 + 16.5f, 31);
+        w |= ((xi0 & 15u) | ((xi1 & 15u) << 4)) << (8 * c);
+        qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));
+    }
+    ct_sta_u32(y + 6 + 4 * lane, w);
+    aux[lane] = qh;
+}
+
+void ct_qt_fin_q5_0(__global uchar *y, __local const uint *aux, float4 s) {
+    *(__global ushort *)y = ct_float_to_half(s.s0);
+    ct_sta_u32(y + 2, aux[0] | aux[1] | aux[2] | aux[3]);
+}
+
+void ct_qt_out_q5_1(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
+    uint w = 0, qh = 0;
+    for (int c = 0; c < 4; c++) {
+        const uint xi0 = ct_trunc_low_byte((a[c] - s.s2) * s.s1 + 0.5f); /* no clamp, as the reference */
+        const uint xi1 = ct_trunc_low_byte((b[c] - s.s2) * s.s1 + 0.5f);
+        w |= ((xi0 & 15u) | ((xi1 & 15u) << 4)) << (8 * c);
+        qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));
+    }
+    ct_sta_u32(y + 8 + 4 * lane, w);
+    aux[lane] = qh;
+}
+
+void ct_qt_fin_q5_1(__global uchar *y, __local const uint *aux, float4 s) {
+    *(__global ushort *)y = ct_float_to_half(s.s0);
+    *(__global ushort *)(y + 2) = ct_float_to_half(s.s2);
+    ct_sta_u32(y + 4, aux[0] | aux[1] | aux[2] | aux[3]);
+}
+
+/* IQ4_NL: the index search is per element, so lanes do it in parallel; the two sums are
+ * sequential in the reference, so each lane leaves its terms (wq*x, wq*q) of element j
+ * in aux[2j], aux[2j+1] and lane 0 adds all 32 in element order. */
+void ct_qt_out_iq4_nl(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
+    if (s.s2 != 0.0f) {
+        ct_sta_u32(y + 2 + 4 * lane, 0x88888888u); /* every index 8 */
+        return;
+    }
+    const float x[8] = {xa.s0, xa.s1, xa.s2, xa.s3, xb.s0, xb.s1, xb.s2, xb.s3};
+    uint L[8];
+    for (int c = 0; c < 8; c++) {
+        const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);
+        L[c] = ct_iq4nl_best_index(ct_xmul(s.s1, x[c]));
+        const float w = ct_xmul(x[c], x[c]);
+        const float q = ct_kvalues_iq4nl_f[L[c]];
+        const float wq = ct_xmul(w, q);
+        aux[2 * j] = as_uint(ct_xmul(wq, x[c]));
+        aux[2 * j + 1] = as_uint(ct_xmul(wq, q));
+    }
+    uint w = 0;
+    for (int c = 0; c < 4; c++) w |= (L[c] | (L[c + 4] << 4)) << (8 * c);
+    ct_sta_u32(y + 2 + 4 * lane, w);
+}
+
+void ct_qt_fin_iq4_nl(__global uchar *y, __local const uint *aux, float4 s) {
+    ushort h = 0; /* ct_float_to_half(0.0f), for blocks below 1e-15 */
+    if (s.s2 == 0.0f) {
+        float sumqx = 0.0f, sumq2 = 0.0f;
+        for (int j = 0; j < 32; j++) {
+            sumqx = ct_xadd(sumqx, as_float(aux[2 * j]));
+            sumq2 = ct_xadd(sumq2, as_float(aux[2 * j + 1]));
+        }
+        const float d = ct_xdiv(sumqx, sumq2);
+        /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */
+        h = isnan(d) ? (ushort)0x7E00 : ct_float_to_half(d);
+    }
+    *(__global ushort *)y = h;
 }

@@ -14,26 +14,14 @@
 #define CT_CPY_QUANT 2
 #define CT_CPY_DEQ 3
 
-/* a / b and a % b, in 32 bits when both fit (64-bit division is slow on GPUs). */
-ulong ct_cpy_div(ulong a, ulong b, ulong *rem) {
-    if (((a | b) >> 32) == 0) {
-        const uint q = (uint)a / (uint)b;
-        *rem = (uint)a - q * (uint)b;
-        return q;
-    }
-    const ulong q = a / b;
-    *rem = a - q * b;
-    return q;
-}
-
 /* Coordinates of flat element n in a [ne0, ne1, ne2, ne3] tensor. */
 void ct_cpy_coords(ulong n, ulong ne0, ulong ne1, ulong ne2, ulong *c) {
     ulong r;
-    n = ct_cpy_div(n, ne0, &r);
+    n = ct_udivmod(n, ne0, &r);
     c[0] = r;
-    n = ct_cpy_div(n, ne1, &r);
+    n = ct_udivmod(n, ne1, &r);
     c[1] = r;
-    n = ct_cpy_div(n, ne2, &r);
+    n = ct_udivmod(n, ne2, &r);
     c[2] = r;
     c[3] = n;
 }
@@ -236,5 +224,84 @@ __kernel void ct_cpy_contig(__global const uchar *s0, ulong s0_offs, __global uc
         for (int t = 0; t < 4; t++) ((__global float4 *)dp)[t] = vload4(t, y);
     } else {
         for (int t = 0; t < 16; t++) ct_cpy_store(dp + (ulong)t * des, y[t], dtype, dalign >= des);
+    }
+}
+
+/* Same type, source rows packed, destination contiguous (dnb1.. describe its flat order):
+ * each row is nw words of w bytes (16, 8 or 4: w divides every row base). A work-item
+ * moves nper (at most CT_CPY_NPER) words a work-group row apart, all loaded before any
+ * is stored; work-groups hold nrptg rows (local size 1) or a segment of a long row (nseg
+ * a row). */
+#define CT_CPY_NPER 4
+__kernel void ct_cpy_rows_raw(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, long nw,
+                              long nr1, long nseg, int nper, ulong nb01, ulong nb02, ulong nb03, ulong dnb1,
+                              ulong dnb2, ulong dnb3, uint w) {
+    ulong seg;
+    const ulong rg = ct_udivmod(get_group_id(0), (ulong)nseg, &seg);
+    const long i1 = (long)(rg * get_local_size(1) + get_local_id(1));
+    if (i1 >= nr1) return;
+    const ulong i2 = get_group_id(1), i3 = get_group_id(2);
+    const __global uchar *src = s0 + s0_offs + (ulong)i1 * nb01 + i2 * nb02 + i3 * nb03;
+    __global uchar *dst = d + d_offs + (ulong)i1 * dnb1 + i2 * dnb2 + i3 * dnb3;
+    const long nth = get_local_size(0);
+    const long u0 = (long)seg * nth * nper + (long)get_local_id(0);
+    /* words past the row or past nper */
+    const long lim = min(nw, u0 + nper * nth);
+    uint4 v[CT_CPY_NPER];
+    if (w == 16) {
+        for (int k = 0; k < CT_CPY_NPER; k++)
+            if (u0 + k * nth < lim) v[k] = ((const __global uint4 *)src)[u0 + k * nth];
+        for (int k = 0; k < CT_CPY_NPER; k++)
+            if (u0 + k * nth < lim) ((__global uint4 *)dst)[u0 + k * nth] = v[k];
+    } else if (w == 8) {
+        for (int k = 0; k < CT_CPY_NPER; k++)
+            if (u0 + k * nth < lim) v[k].s01 = ((const __global uint2 *)src)[u0 + k * nth];
+        for (int k = 0; k < CT_CPY_NPER; k++)
+            if (u0 + k * nth < lim) ((__global uint2 *)dst)[u0 + k * nth] = v[k].s01;
+    } else {
+        for (int k = 0; k < CT_CPY_NPER; k++)
+            if (u0 + k * nth < lim) v[k].s0 = ((const __global uint *)src)[u0 + k * nth];
+        for (int k = 0; k < CT_CPY_NPER; k++)
+            if (u0 + k * nth < lim) ((__global uint *)dst)[u0 + k * nth] = v[k].s0;
+    }
+}
+
+/* Transposes: the source's dim 1 is packed (nb01 = ses) and its dim 0 is not; the
+ * destination is contiguous (dnb1.. describe its flat order). A 32x8 work-group moves a
+ * 32x32 tile through local memory, reading along source dim 1 and writing along
+ * destination dim 0, both coalesced; the padded tile rows keep the column accesses free
+ * of bank conflicts. raw: the same type, ses bytes of bits (2 or 4); else F32, F16 and
+ * BF16 converted. Group dim 0 counts ntx tiles along dim 0 times the tiles along dim 1. */
+__kernel void ct_cpy_tile(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, long ne00,
+                          long ne01, ulong nb00, ulong nb01, ulong nb02, ulong nb03, ulong dnb1, ulong dnb2,
+                          ulong dnb3, ulong ntx, int raw, int stype, int dtype, uint ses, uint des) {
+    __local uint tile[32][33];
+    const int tx = get_local_id(0), ty = get_local_id(1);
+    ulong bx;
+    const ulong by = ct_udivmod(get_group_id(0), ntx, &bx);
+    const long i0b = (long)bx * 32, i1b = (long)by * 32;
+    const __global uchar *sb = s0 + s0_offs + get_group_id(1) * nb02 + get_group_id(2) * nb03;
+    __global uchar *db = d + d_offs + get_group_id(1) * dnb2 + get_group_id(2) * dnb3;
+    for (int k = 0; k < 32; k += 8) {
+        const long i0 = i0b + ty + k, i1 = i1b + tx;
+        if (i0 < ne00 && i1 < ne01) {
+            const __global uchar *p = sb + (ulong)i0 * nb00 + (ulong)i1 * nb01;
+            uint v;
+            if (!raw) v = as_uint(ct_cpy_load(p, stype, 1));
+            else if (ses == 4) v = *(const __global uint *)p;
+            else v = *(const __global ushort *)p;
+            tile[ty + k][tx] = v;
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int k = 0; k < 32; k += 8) {
+        const long i0 = i0b + tx, i1 = i1b + ty + k;
+        if (i0 < ne00 && i1 < ne01) {
+            __global uchar *p = db + (ulong)i0 * des + (ulong)i1 * dnb1;
+            const uint v = tile[tx][ty + k];
+            if (!raw) ct_cpy_store(p, as_float(v), dtype, 1);
+            else if (des == 4) *(__global uint *)p = v;
+            else *(__global ushort *)p = (ushort)v;
+        }
     }
 }

@@ -91,3 +91,141 @@ CT_GET_ROWS_BLOCK(ct_get_rows_q5_K, ct_deq16_q5_K, 256)
 CT_GET_ROWS_BLOCK(ct_get_rows_q6_K, ct_deq16_q6_K, 256)
 CT_GET_ROWS_BLOCK(ct_get_rows_q8_K, ct_deq16_q8_K, 256)
 CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
+
+/* ---- row kernels shared by GET_ROWS, SET_ROWS and CPY -----------------------------
+ *
+ * ct_rows4_<t>: rows of ne0 elements of type t converted to dtype (F32, F16 or BF16),
+ * 4 elements a unit. A work-item takes nper (at most CT_ROWS_NPER) units a work-group row
+ * (nth units) apart, so neighbouring work-items read and write neighbouring vectors, and
+ * issues all its loads before its stores. Work-groups hold nrptg rows (local size 1), or
+ * a segment of nth * nper units of a long row (nseg segments a row). Row i1 of slice
+ * (i2, i3), by mode:
+ *   CT_ROWS_CPY  source row i1, destination row i1 (nb1.. describe the flat order);
+ *   CT_ROWS_GET  source row idx[i1, i2, i3] (I32), destination row i1;
+ *   CT_ROWS_SET  source row i1, destination row idx[i1, i2 % ne11, i3 % ne12].
+ * A row whose index lies outside [0, lim) is not written, nor any once the flag is set.
+ * The encoder guarantees packed rows, row bases aligned to the vector width (16 bytes
+ * for F32, 8 for F16/BF16, 2 for blocks), and whole blocks; F32 to F32 copies bits. */
+#define CT_ROWS_CPY 0
+#define CT_ROWS_GET 1
+#define CT_ROWS_SET 2
+#define CT_ROWS_NPER 4
+
+#define CT_ROWS_ARGS                                                                                      \
+    __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
+        ulong d_offs, long ne0, long nr1, long nseg, int nper, ulong nb01, ulong nb02, ulong nb03,         \
+        ulong nb1, ulong nb2, ulong nb3, int mode, int is64, long ne11, long ne12, ulong nb10,             \
+        ulong nb11, ulong nb12, long lim, int dtype, __global int *err, int code
+
+#define CT_ROWS_PROLOGUE                                                                                  \
+    ulong seg;                                                                                            \
+    const ulong rg = ct_udivmod(get_group_id(0), (ulong)nseg, &seg);                                      \
+    const long i1 = (long)(rg * get_local_size(1) + get_local_id(1));                                     \
+    if (i1 >= nr1) return;                                                                                \
+    const ulong i2 = get_group_id(1), i3 = get_group_id(2);                                              \
+    long rs = i1, rd = i1;                                                                                \
+    if (mode != CT_ROWS_CPY) {                                                                            \
+        if (*(volatile __global int *)err != 0) return;                                                   \
+        ulong j2, j3;                                                                                     \
+        ct_udivmod(i2, (ulong)ne11, &j2);                                                                 \
+        ct_udivmod(i3, (ulong)ne12, &j3);                                                                 \
+        const __global uchar *ip = s1 + s1_offs + (ulong)i1 * nb10 + j2 * nb11 + j3 * nb12;               \
+        const long r = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                    \
+                            : (long)as_int(ct_ld_u32(ip));                                                \
+        if (r < 0 || r >= lim) return;                                                                    \
+        if (mode == CT_ROWS_GET) rs = r;                                                                  \
+        else rd = r;                                                                                      \
+    }                                                                                                     \
+    const __global uchar *src = s0 + s0_offs + (ulong)rs * nb01 + i2 * nb02 + i3 * nb03;                 \
+    __global uchar *dst = d + d_offs + (ulong)rd * nb1 + i2 * nb2 + i3 * nb3;                            \
+    const long nth = get_local_size(0);                                                                   \
+    const long u0 = (long)seg * nth * nper + (long)get_local_id(0);                                      \
+    const long nfull = ne0 / 4;
+
+/* Unit u (float bits) into a dtype row; element e alone, for a row's last partial unit. */
+void ct_rows_st4(__global uchar *dst, long u, uint4 v, int dtype) {
+    if (dtype == CT_T_F32) {
+        ((__global uint4 *)dst)[u] = v;
+    } else if (dtype == CT_T_F16) {
+        ((__global ushort4 *)dst)[u] =
+            (ushort4)(ct_float_to_half(as_float(v.s0)), ct_float_to_half(as_float(v.s1)),
+                      ct_float_to_half(as_float(v.s2)), ct_float_to_half(as_float(v.s3)));
+    } else {
+        ((__global ushort4 *)dst)[u] =
+            (ushort4)(ct_float_to_bf16(as_float(v.s0)), ct_float_to_bf16(as_float(v.s1)),
+                      ct_float_to_bf16(as_float(v.s2)), ct_float_to_bf16(as_float(v.s3)));
+    }
+}
+
+void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
+    if (dtype == CT_T_F32) ((__global uint *)dst)[e] = v;
+    else if (dtype == CT_T_F16) ((__global ushort *)dst)[e] = ct_float_to_half(as_float(v));
+    else ((__global ushort *)dst)[e] = ct_float_to_bf16(as_float(v));
+}
+
+#define CT_ROWS_KERNEL(NAME, LD4, LD1)                                                                    \
+    __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
+        CT_ROWS_PROLOGUE                                                                                  \
+        uint4 v[CT_ROWS_NPER];                                                                            \
+        for (int k = 0; k < CT_ROWS_NPER; k++) {                                                          \
+            const long u = u0 + k * nth;                                                                  \
+            if (k < nper && u < nfull) v[k] = LD4(src, u);                                                \
+        }                                                                                                 \
+        for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
+            const long u = u0 + k * nth;                                                                  \
+            if (u < nfull) {                                                                              \
+                ct_rows_st4(dst, u, v[k], dtype);                                                         \
+            } else if (u == nfull) {                                                                      \
+                for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);               \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
+uint4 ct_rows_ld4_f32(const __global uchar *s, long u) { return ((const __global uint4 *)s)[u]; }
+uint ct_rows_ld1_f32(const __global uchar *s, long e) { return ((const __global uint *)s)[e]; }
+
+uint4 ct_rows_ld4_f16(const __global uchar *s, long u) {
+    const ushort4 h = ((const __global ushort4 *)s)[u];
+    return (uint4)(as_uint(ct_half_to_float(h.s0)), as_uint(ct_half_to_float(h.s1)), as_uint(ct_half_to_float(h.s2)),
+                   as_uint(ct_half_to_float(h.s3)));
+}
+uint ct_rows_ld1_f16(const __global uchar *s, long e) {
+    return as_uint(ct_half_to_float(((const __global ushort *)s)[e]));
+}
+
+uint4 ct_rows_ld4_bf16(const __global uchar *s, long u) {
+    const ushort4 h = ((const __global ushort4 *)s)[u];
+    return (uint4)(as_uint(ct_bf16_to_float(h.s0)), as_uint(ct_bf16_to_float(h.s1)), as_uint(ct_bf16_to_float(h.s2)),
+                   as_uint(ct_bf16_to_float(h.s3)));
+}
+uint ct_rows_ld1_bf16(const __global uchar *s, long e) {
+    return as_uint(ct_bf16_to_float(((const __global ushort *)s)[e]));
+}
+
+/* Block rows have no partial unit (whole blocks of 32 or 256). */
+uint ct_rows_ld1_none(const __global uchar *s, long e) { return 0u; }
+
+CT_ROWS_KERNEL(ct_rows4_f32, ct_rows_ld4_f32, ct_rows_ld1_f32)
+CT_ROWS_KERNEL(ct_rows4_f16, ct_rows_ld4_f16, ct_rows_ld1_f16)
+CT_ROWS_KERNEL(ct_rows4_bf16, ct_rows_ld4_bf16, ct_rows_ld1_bf16)
+
+/* UPB units per block of TS bytes. */
+#define CT_ROWS_BLOCK(T, UPB, TS)                                                                         \
+    uint4 ct_rows_ld4_##T(const __global uchar *s, long u) {                                             \
+        return as_uint4(ct_deq4_##T(s + (ulong)(u / (UPB)) * (TS), (int)(u % (UPB))));                   \
+    }                                                                                                     \
+    CT_ROWS_KERNEL(ct_rows4_##T, ct_rows_ld4_##T, ct_rows_ld1_none)
+
+CT_ROWS_BLOCK(q4_0, 8, 18)
+CT_ROWS_BLOCK(q4_1, 8, 20)
+CT_ROWS_BLOCK(q5_0, 8, 22)
+CT_ROWS_BLOCK(q5_1, 8, 24)
+CT_ROWS_BLOCK(q8_0, 8, 34)
+CT_ROWS_BLOCK(iq4_nl, 8, 18)
+CT_ROWS_BLOCK(q2_K, 64, 84)
+CT_ROWS_BLOCK(q3_K, 64, 110)
+CT_ROWS_BLOCK(q4_K, 64, 144)
+CT_ROWS_BLOCK(q5_K, 64, 176)
+CT_ROWS_BLOCK(q6_K, 64, 210)
+CT_ROWS_BLOCK(q8_K, 64, 292)
+CT_ROWS_BLOCK(iq4_xs, 64, 136)

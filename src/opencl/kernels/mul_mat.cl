@@ -99,9 +99,13 @@ __constant float mm_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -1
 
 float mm_h(const __global uchar *p) { return vload_half(0, (const __global half *)p); }
 
+/* 8 bytes at a 2-byte aligned p (every block field is), as 4 two-byte loads: byte
+ * loads would take twice the load instructions. */
+uchar8 mm_ld8b(const __global uchar *p) { return as_uchar8(vload4(0, (const __global ushort *)p)); }
+
 /* The nibbles of 8 bytes: low ones, or high ones when hi. */
 int8 mm_nib8(const __global uchar *p, int hi) {
-    const uchar8 q = vload8(0, p);
+    const uchar8 q = mm_ld8b(p);
     return convert_int8(hi ? (q >> (uchar8)4) : (q & (uchar8)15));
 }
 
@@ -171,7 +175,7 @@ float8 mm_deq8(const int t, const __global uchar *x, int g, int n) {
     case MM_Q8_0: {
         const __global uchar *b = x + (g >> 2) * 34;
         const float d = mm_h(b);
-        return convert_float8(as_char8(vload8(0, b + 2 + 8 * s))) * d;
+        return convert_float8(as_char8(mm_ld8b(b + 2 + 8 * s))) * d;
     }
     case MM_IQ4_NL: {
         const __global uchar *b = x + (g >> 2) * 18;
@@ -192,7 +196,7 @@ float8 mm_deq8(const int t, const __global uchar *x, int g, int n) {
         mm_scale_min_k4(2 * c + hi, b + 4, &sc, &m);
         const float d1 = d * (float)sc, m1 = dmin * (float)m;
         int8 q = mm_nib8(b + qs + 32 * c + l0, hi);
-        if (t == MM_Q5_K) q += convert_int8((vload8(0, b + 16 + l0) >> (uchar8)(2 * c + hi)) & (uchar8)1) << 4;
+        if (t == MM_Q5_K) q += convert_int8((mm_ld8b(b + 16 + l0) >> (uchar8)(2 * c + hi)) & (uchar8)1) << 4;
         return d1 * convert_float8(q) - m1;
     }
     case MM_Q6_K: {
@@ -202,7 +206,7 @@ float8 mm_deq8(const int t, const __global uchar *x, int g, int n) {
         const float d = mm_h(b + 208);
         const int sc = as_char(b[192 + 8 * h + (l0 >> 4) + 2 * k]);
         const int8 lo = mm_nib8(b + 64 * h + 32 * (k & 1) + l0, k & 2);
-        const int8 hq = convert_int8((vload8(0, b + 128 + 32 * h + l0) >> (uchar8)(2 * k)) & (uchar8)3);
+        const int8 hq = convert_int8((mm_ld8b(b + 128 + 32 * h + l0) >> (uchar8)(2 * k)) & (uchar8)3);
         return d * (float)sc * convert_float8((lo | (hq << 4)) - 32);
     }
     default:
@@ -232,6 +236,7 @@ float mm_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 
 #define MV_NR0 2 /* src0 rows per local row of the work-group */
 #define MV_NR1 4 /* src1 rows per work-group */
+#define MV_U 4 /* groups per work-item per step of the main loop */
 
 /* src1 elements 8g..8g+7 with 16-byte loads where y is 16-byte aligned (a16). */
 float8 mm_ld8y(const __global float *y, int g, int n, int a16) {
@@ -277,6 +282,83 @@ float8 mm_deq8_full(const int t, const __global uchar *x, int g, __local const f
     }
     return mm_deq8(t, x, g, 8 * g + 8);
 }
+
+/* Exact floats of small non-negative ints v (< 2^23) minus off: 2^23 + v from the bits,
+ * then one exact subtraction; the int-to-float conversion runs at a quarter of the FMA
+ * rate on NVIDIA GPUs and was the mat-vec kernels' limit. */
+float8 mm_u2f8(uint8 v, float off) { return as_float8(v | (uint8)0x4B000000u) - (float8)(8388608.0f + off); }
+
+/* The nibbles of 8 bytes as uints: low ones, or high ones when hi. */
+uint8 mm_nibu8(const __global uchar *p, int hi) {
+    const uchar8 q = mm_ld8b(p);
+    return convert_uint8(hi ? (q >> (uchar8)4) : (q & (uchar8)15));
+}
+
+/* Group g of a quantized row as exact quant values q and the group's affine map:
+ * element = (*sc) * q + (*mn), as mm_deq8 computes it, so a dot product with y is
+ * sc * dot(q, y) + mn * sum(y): one multiply by the scale per group, not per element. */
+float8 mm_qf8(const int t, const __global uchar *x, int g, __local const float *kv, float *sc, float *mn) {
+    const int s = g & 3;
+    *mn = 0.0f;
+    switch (t) {
+    case MM_Q4_0: {
+        const __global uchar *b = x + (g >> 2) * 18;
+        *sc = mm_h(b);
+        return mm_u2f8(mm_nibu8(b + 2 + 8 * (s & 1), s & 2), 8.0f);
+    }
+    case MM_Q4_1: {
+        const __global uchar *b = x + (g >> 2) * 20;
+        *sc = mm_h(b);
+        *mn = mm_h(b + 2);
+        return mm_u2f8(mm_nibu8(b + 4 + 8 * (s & 1), s & 2), 0.0f);
+    }
+    case MM_Q5_0:
+    case MM_Q5_1: {
+        const int q51 = t == MM_Q5_1, bs = q51 ? 24 : 22, qh_at = q51 ? 4 : 2;
+        const __global uchar *b = x + (g >> 2) * bs;
+        *sc = mm_h(b);
+        if (q51) *mn = mm_h(b + 2);
+        const ushort2 h2 = vload2(0, (const __global ushort *)(b + qh_at));
+        const uint qh = (uint)h2.s0 | ((uint)h2.s1 << 16);
+        const uint8 hb = ((uint8)(qh >> (8 * s)) >> (uint8)(0, 1, 2, 3, 4, 5, 6, 7)) & (uint8)1;
+        return mm_u2f8(mm_nibu8(b + qh_at + 4 + 8 * (s & 1), s & 2) | (hb << 4), q51 ? 0.0f : 16.0f);
+    }
+    case MM_Q8_0: {
+        const __global uchar *b = x + (g >> 2) * 34;
+        *sc = mm_h(b);
+        return mm_u2f8(convert_uint8(mm_ld8b(b + 2 + 8 * s) ^ (uchar8)0x80), 128.0f); /* two's complement + 128 */
+    }
+    case MM_IQ4_NL: {
+        const __global uchar *b = x + (g >> 2) * 18;
+        *sc = mm_h(b);
+        const uint8 q = mm_nibu8(b + 2 + 8 * (s & 1), s & 2);
+        return (float8)(kv[q.s0], kv[q.s1], kv[q.s2], kv[q.s3], kv[q.s4], kv[q.s5], kv[q.s6], kv[q.s7]);
+    }
+    case MM_Q4_K:
+    case MM_Q5_K: {
+        const int sz = t == MM_Q4_K ? 144 : 176, qs = t == MM_Q4_K ? 16 : 48;
+        const __global uchar *b = x + (g >> 5) * sz;
+        const int gi = g & 31, c = gi >> 3, hi = (gi >> 2) & 1, l0 = (gi & 3) * 8;
+        int scl, m;
+        mm_scale_min_k4(2 * c + hi, b + 4, &scl, &m);
+        *sc = mm_h(b) * (float)scl;
+        *mn = -(mm_h(b + 2) * (float)m);
+        uint8 q = mm_nibu8(b + qs + 32 * c + l0, hi);
+        if (t == MM_Q5_K) q |= convert_uint8((mm_ld8b(b + 16 + l0) >> (uchar8)(2 * c + hi)) & (uchar8)1) << 4;
+        return mm_u2f8(q, 0.0f);
+    }
+    default: { /* MM_Q6_K */
+        const __global uchar *b = x + (g >> 5) * 210;
+        const int gi = g & 31, h = gi >> 4, k = (gi >> 2) & 3, l0 = (gi & 3) * 8;
+        *sc = mm_h(b + 208) * (float)as_char(b[192 + 8 * h + (l0 >> 4) + 2 * k]);
+        const uint8 lo = mm_nibu8(b + 64 * h + 32 * (k & 1) + l0, k & 2);
+        const uint8 hq = convert_uint8((mm_ld8b(b + 128 + 32 * h + l0) >> (uchar8)(2 * k)) & (uchar8)3);
+        return mm_u2f8(lo | (hq << 4), 32.0f);
+    }
+    }
+}
+
+float mm_sum8(float8 v) { return (v.s0 + v.s1) + (v.s2 + v.s3) + ((v.s4 + v.s5) + (v.s6 + v.s7)); }
 
 /* Sums vals[0..nv) over the work-items of each local row (dim 0); the total of value v
  * of local row ly is left in scratch[(ly * nv + v) * get_local_size(0)]. nv must be the
@@ -326,31 +408,54 @@ void mm_mv_n(const int t, const int NR0, const int NR1, MM_ARGS) {
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
-    /* Main part: two groups a work-group apart per step, loads free of branches so all
-     * of a step's loads are in flight together. */
+    /* Main part: MV_U groups a work-group apart per step, all their loads issued before
+     * any is used: each step waits for memory once, so more groups per step means more
+     * bytes in flight (the kernels are latency-bound, not bandwidth-bound, otherwise). */
     int g = tid;
     if (ya16 && (t > MM_BF16 || xa16)) {
         const int nfull = ne00 / 8;
-        for (; g + wg < nfull; g += 2 * wg) {
-            float8 wa[MV_NR0], wb[MV_NR0];
+        const int has_min = t == MM_Q4_1 || t == MM_Q5_1 || t == MM_Q4_K || t == MM_Q5_K;
+        for (; g + (MV_U - 1) * wg < nfull; g += MV_U * wg) {
+            float8 w[MV_U][MV_NR0];
+            float ws[MV_U][MV_NR0], wm[MV_U][MV_NR0]; /* quantized: element = ws * w + wm */
 #pragma unroll
             for (int r = 0; r < MV_NR0; r++) {
                 if (r < NR0) {
                     /* rows past nr0 repeat the last valid row (x is clamped); never stored */
                     const __global uchar *xr = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
-                    wa[r] = mm_deq8_full(t, xr, g, kv);
-                    wb[r] = mm_deq8_full(t, xr, g + wg, kv);
+#pragma unroll
+                    for (int u = 0; u < MV_U; u++) {
+                        if (t <= MM_BF16) w[u][r] = mm_deq8_full(t, xr, g + u * wg, kv);
+                        else w[u][r] = mm_qf8(t, xr, g + u * wg, kv, &ws[u][r], &wm[u][r]);
+                    }
                 }
             }
 #pragma unroll
             for (int c = 0; c < MV_NR1; c++) {
                 if (c < NR1 && (c == 0 || c < nr1)) {
                     const __global float4 *y4 = (const __global float4 *)(y + (ulong)c * nb11);
-                    const float8 ya = (float8)(y4[2 * g], y4[2 * g + 1]);
-                    const float8 yb = (float8)(y4[2 * (g + wg)], y4[2 * (g + wg) + 1]);
+                    float8 yv[MV_U];
+                    float ysum[MV_U];
 #pragma unroll
-                    for (int r = 0; r < MV_NR0; r++)
-                        if (r < NR0) acc[c * NR0 + r] += mm_dot8(wa[r], ya) + mm_dot8(wb[r], yb);
+                    for (int u = 0; u < MV_U; u++) {
+                        yv[u] = (float8)(y4[2 * (g + u * wg)], y4[2 * (g + u * wg) + 1]);
+                        ysum[u] = has_min ? mm_sum8(yv[u]) : 0.0f;
+                    }
+#pragma unroll
+                    for (int r = 0; r < MV_NR0; r++) {
+                        if (r >= NR0) continue;
+                        float v = 0.0f;
+#pragma unroll
+                        for (int u = 0; u < MV_U; u++) {
+                            if (t <= MM_BF16) {
+                                v += mm_dot8(w[u][r], yv[u]);
+                            } else {
+                                v += ws[u][r] * mm_dot8(w[u][r], yv[u]);
+                                if (has_min) v += wm[u][r] * ysum[u];
+                            }
+                        }
+                        acc[c * NR0 + r] += v;
+                    }
                 }
             }
         }
@@ -487,6 +592,156 @@ void mm_mm(const int t, MM_ARGS) {
         }
     }
 }
+
+/* ---- large tiles: 128x128 outputs per 256 work-items, 8x8 each -------------------- */
+
+#define MMT_BM 128 /* src0 rows per tile */
+#define MMT_BN 128 /* src1 rows per tile (the same local row length serves both) */
+#define MMT_BK 16  /* k per step: each work-item loads one 8-element group of A and of B */
+#define MMT_LD (MMT_BM + 4) /* local row: float4 reads stay aligned; rows 4 banks apart for the rotated stores */
+#define MMT_LD4 (MMT_LD / 4)
+
+/* As MM_ARGS, but scratch is float4 so that the runtime aligns it for the float4 reads. */
+#define MMT_ARGS                                                                                        \
+    __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1, __global uchar *dst, \
+        ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11, int ne12, ulong nb10, \
+        ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,             \
+        __local float4 *scratch4
+#define MMT_PASS                                                                                              \
+    src0, offs0, src1, offs1, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb10, nb11, nb12, nb13, nb1, \
+        nb2, nb3, r2, r3, scratch4
+
+/* Group g of an F16/BF16 row as bits, zeros past n: converting after the FMAs keeps them off the load. */
+uint4 mmt_raw16(const __global uchar *x, int g, int n, int a16) {
+    const __global ushort *h = (const __global ushort *)x;
+    if (8 * g + 8 <= n) return a16 ? ((const __global uint4 *)x)[g] : as_uint4(vload8(g, h));
+    ushort r[8];
+    for (int j = 0; j < 8; j++) r[j] = 8 * g + j < n ? h[8 * g + j] : (ushort)0;
+    return as_uint4(vload8(0, r));
+}
+
+/* mmt_raw16's bits as floats, converted as mm_deq8a does. */
+float8 mmt_cvt16(const int t, uint4 u) {
+    if (t == MM_BF16)
+        return as_float8((uint8)(u.s0 << 16, u.s0 & 0xffff0000u, u.s1 << 16, u.s1 & 0xffff0000u, u.s2 << 16,
+                                 u.s2 & 0xffff0000u, u.s3 << 16, u.s3 & 0xffff0000u));
+    const ushort8 h = as_ushort8(u);
+    return vload_half8(0, (const __private half *)&h);
+}
+
+/* 256 work-items; scratch4 holds (2 * MMT_BK * MMT_LD + 16) floats: A and B k-major
+ * ([k][row]) and IQ4_NL's table. Work-item (tx, ty) = (tid % 16, tid / 16) owns src0 rows
+ * tx*4 + {0..3}, 64 + tx*4 + {0..3} and src1 rows ty*4 + {0..3}, 64 + ty*4 + {0..3} of the
+ * tile, so each k reads four float4s. Each step's global loads are issued before the
+ * previous step's FMAs and stored to local memory after them (one barrier pair per step).
+ * Out-of-range rows read the last valid row and are never written; k past ne00 reads
+ * zeros (quantized rows hold whole steps: ne00 is a multiple of 32). */
+void mm_mm128(const int t, MMT_ARGS) {
+    const int tid = get_local_id(0);
+    const int r0 = get_group_id(0) * MMT_BM, r1 = get_group_id(1) * MMT_BN;
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    __local float *as = (__local float *)scratch4, *kv = as + 2 * MMT_BK * MMT_LD; /* B follows A */
+    const __local float4 *as4 = scratch4, *bs4 = scratch4 + MMT_BK * MMT_LD4;
+
+    /* loads: a pair of work-items takes the two groups of one row (16 consecutive elements) */
+    const int lr = tid >> 1, lg = tid & 1;
+    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
+    const __global uchar *y0 = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;
+    const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
+    const int ya16 = ((ulong)y0 & 15) == 0 && (nb11 & 15) == 0;
+    const __global uchar *xa = x0 + (ulong)min(r0 + lr, ne01 - 1) * nb01;
+    const __global float *yb = (const __global float *)(y0 + (ulong)min(r1 + lr, ne11 - 1) * nb11);
+
+    /* stores: the odd work-item of a pair swaps the halves of its 8 k, so (MMT_LD = 4 mod 32) a
+     * warp's 32 stores hit 32 banks; two bases, B's at a constant offset, spare registers */
+    __local float *st0 = as + 12 * lg * MMT_LD + lr, *st1 = as + 4 * lg * MMT_LD + lr;
+
+    if (t == MM_IQ4_NL) {
+        if (tid < 16) kv[tid] = mm_kvalues_iq4nl[tid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    const int nsteps = (ne00 + MMT_BK - 1) / MMT_BK;
+    float8 pa = (float8)0.0f, pb;
+    uint4 ph = (uint4)0;
+    /* B first: its branches end before A's dequantization, which shares the FMAs' block to interleave */
+#define MMT_PREFETCH(step)                                                         \
+    do {                                                                           \
+        const int g_ = 2 * (step) + lg;                                            \
+        pb = mm_ld8y(yb, g_, ne00, ya16);                                          \
+        if (t == MM_F16 || t == MM_BF16) ph = mmt_raw16(xa, g_, ne00, xa16);       \
+        else if (t == MM_F32) pa = mm_deq8a(MM_F32, xa, g_, ne00, xa16);           \
+        else pa = mm_deq8_full(t, xa, g_, kv);                                     \
+    } while (0)
+    if (nsteps > 0) MMT_PREFETCH(0); /* ne00 == 0: a quantized row has no block to read */
+
+    const int tx = tid & 15, ty = tid >> 4;
+    float acc[8][8];
+#pragma unroll
+    for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 8; j++) acc[i][j] = 0.0f;
+
+    for (int s = 0; s < nsteps; s++) {
+        float8 va = t == MM_F16 || t == MM_BF16 ? mmt_cvt16(t, ph) : pa;
+        va = lg ? (float8)(va.hi, va.lo) : va;
+        const float8 vb = lg ? (float8)(pb.hi, pb.lo) : pb;
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous step's readers are done */
+#define MMT_ST(st, p, c)                                   \
+    st[(p) * MMT_LD] = va.c;                               \
+    st[(p) * MMT_LD + MMT_BK * MMT_LD] = vb.c;
+        MMT_ST(st0, 0, s0) MMT_ST(st0, 1, s1) MMT_ST(st0, 2, s2) MMT_ST(st0, 3, s3)
+        MMT_ST(st1, 4, s4) MMT_ST(st1, 5, s5) MMT_ST(st1, 6, s6) MMT_ST(st1, 7, s7)
+#undef MMT_ST
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        /* the last step reloads itself: unconditional loads keep the body free of branches */
+        MMT_PREFETCH(min(s + 1, nsteps - 1));
+
+#pragma unroll
+        for (int k = 0; k < MMT_BK; k++) {
+            const float4 a0 = as4[k * MMT_LD4 + tx], a1 = as4[k * MMT_LD4 + 16 + tx];
+            const float4 b0 = bs4[k * MMT_LD4 + ty], b1 = bs4[k * MMT_LD4 + 16 + ty];
+            const float a[8] = {a0.s0, a0.s1, a0.s2, a0.s3, a1.s0, a1.s1, a1.s2, a1.s3};
+            const float b[8] = {b0.s0, b0.s1, b0.s2, b0.s3, b1.s0, b1.s1, b1.s2, b1.s3};
+#pragma unroll
+            for (int i = 0; i < 8; i++)
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc[i][j] = fma(a[i], b[j], acc[i][j]); /* FP_CONTRACT is off */
+        }
+    }
+#undef MMT_PREFETCH
+
+    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
+#pragma unroll
+    for (int j = 0; j < 8; j++) {
+        const int c = r1 + (j >> 2) * 64 + ty * 4 + (j & 3);
+        if (c < ne11) {
+            __global float *dr = (__global float *)(d + (ulong)c * nb1);
+#pragma unroll
+            for (int i = 0; i < 8; i++) {
+                const int r = r0 + (i >> 2) * 64 + tx * 4 + (i & 3);
+                if (r < ne01) dr[r] = acc[i][j];
+            }
+        }
+    }
+}
+
+#define MMT_KERNELS(name, T) \
+    __kernel void ct_mul_mm128_##name##_f32(MMT_ARGS) { mm_mm128(T, MMT_PASS); }
+
+MMT_KERNELS(f32, MM_F32)
+MMT_KERNELS(f16, MM_F16)
+MMT_KERNELS(bf16, MM_BF16)
+MMT_KERNELS(q4_0, MM_Q4_0)
+MMT_KERNELS(q4_1, MM_Q4_1)
+MMT_KERNELS(q5_0, MM_Q5_0)
+MMT_KERNELS(q5_1, MM_Q5_1)
+MMT_KERNELS(q8_0, MM_Q8_0)
+MMT_KERNELS(iq4_nl, MM_IQ4_NL)
+MMT_KERNELS(q4_K, MM_Q4_K)
+MMT_KERNELS(q5_K, MM_Q5_K)
+MMT_KERNELS(q6_K, MM_Q6_K)
 
 #define MM_KERNELS(name, T)                                                             \
     __kernel void ct_mul_mv_##name##_f32(MM_ARGS) { mm_mv(T, MM_PASS); }                \

@@ -75,3 +75,91 @@ CT_SET_ROWS_BLOCK(ct_set_rows_q4_1, ct_quantize_q4_1, 20)
 CT_SET_ROWS_BLOCK(ct_set_rows_q5_0, ct_quantize_q5_0, 22)
 CT_SET_ROWS_BLOCK(ct_set_rows_q5_1, ct_quantize_q5_1, 24)
 CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
+
+/* ---- block quantization by teams (SET_ROWS and CPY into the six quantized types) ----
+ *
+ * ct_quant_rows_<t>: rows of nkr 32-blocks, each block quantized by a team of 4
+ * work-items, each loading 4 floats from each half of the block (common.cl's ct_qt_*).
+ * Work-group g takes NPER * nteam consecutive blocks of the slice's (row, block) sequence,
+ * nteam at a time, so each step of a group reads one contiguous stretch of the source.
+ * Rows map as in ct_rows4 (get_rows.cl), mode CT_ROWS_CPY or CT_ROWS_SET. The source
+ * (stype F32, F16 or BF16) has packed rows aligned to 16 bytes (F32) or 8; the destination
+ * is 2-byte aligned; the local size is a multiple of 4, at most CT_QT_WG. Local memory
+ * stays under 21 KB (IQ4_NL, NPER 1), within every full-profile device's 32 KB. */
+#define CT_QT_WG 256
+
+#define CT_QUANT_ROWS_ARGS                                                                                \
+    __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
+        ulong d_offs, long nkr, long nr1, ulong nb01, ulong nb02, ulong nb03, ulong nb1, ulong nb2,        \
+        ulong nb3, int mode, int is64, long ne11, long ne12, ulong nb10, ulong nb11, ulong nb12, long lim, \
+        int stype, __global int *err, int code
+
+/* Elements 4c .. 4c+3 of the block at p. */
+float4 ct_qt_load(const __global uchar *p, int c, int stype) {
+    if (stype == CT_T_F32) return ((const __global float4 *)p)[c];
+    const ushort4 h = ((const __global ushort4 *)p)[c];
+    if (stype == CT_T_F16)
+        return (float4)(ct_half_to_float(h.s0), ct_half_to_float(h.s1), ct_half_to_float(h.s2), ct_half_to_float(h.s3));
+    return (float4)(ct_bf16_to_float(h.s0), ct_bf16_to_float(h.s1), ct_bf16_to_float(h.s2), ct_bf16_to_float(h.s3));
+}
+
+/* NPER blocks a team; AUX words of local memory a block (CT_QT_AUX_<t>). */
+#define CT_QUANT_ROWS_KERNEL(T, TS, NPER, AUX)                                                            \
+    __kernel void ct_quant_rows_##T(CT_QUANT_ROWS_ARGS) {                                                 \
+        __local float2 part[(NPER) * (CT_QT_WG / 4) * 8];                                                 \
+        __local uint aux[(NPER) * (CT_QT_WG / 4) * (AUX) + 1];                                            \
+        const int lid = get_local_id(0), lane = lid & 3, team = lid >> 2, nteam = get_local_size(0) >> 2; \
+        const int ferr = mode != CT_ROWS_CPY && *(volatile __global int *)err != 0;                       \
+        const ulong i2 = get_group_id(1), i3 = get_group_id(2), nblk = (ulong)nr1 * (ulong)nkr;          \
+        const uint es = stype == CT_T_F32 ? 4u : 2u;                                                      \
+        ulong j2 = 0, j3 = 0;                                                                             \
+        if (mode != CT_ROWS_CPY) {                                                                        \
+            ct_udivmod(i2, (ulong)ne11, &j2);                                                             \
+            ct_udivmod(i3, (ulong)ne12, &j3);                                                             \
+        }                                                                                                 \
+        float4 xa[NPER], xb[NPER];                                                                        \
+        __global uchar *y[NPER];                                                                          \
+        int ok[NPER];                                                                                     \
+        for (int k = 0; k < (NPER); k++) {                                                                \
+            const ulong gb = ((ulong)get_group_id(0) * (NPER) + k) * (ulong)nteam + team;                 \
+            ok[k] = gb < nblk && !ferr;                                                                   \
+            xa[k] = xb[k] = (float4)(0.0f);                                                               \
+            y[k] = d;                                                                                     \
+            if (!ok[k]) continue;                                                                         \
+            ulong blk;                                                                                    \
+            const ulong i1 = ct_udivmod(gb, (ulong)nkr, &blk);                                            \
+            long rd = (long)i1;                                                                           \
+            if (mode != CT_ROWS_CPY) {                                                                    \
+                const __global uchar *ip = s1 + s1_offs + i1 * nb10 + j2 * nb11 + j3 * nb12;              \
+                rd = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                      \
+                          : (long)as_int(ct_ld_u32(ip));                                                  \
+                ok[k] = rd >= 0 && rd < lim;                                                              \
+                if (!ok[k]) continue;                                                                     \
+            }                                                                                             \
+            const __global uchar *sp = s0 + s0_offs + i1 * nb01 + i2 * nb02 + i3 * nb03 + 32 * blk * es;  \
+            xa[k] = ct_qt_load(sp, lane, stype);                                                          \
+            xb[k] = ct_qt_load(sp, lane + 4, stype);                                                      \
+            y[k] = d + d_offs + (ulong)rd * nb1 + i2 * nb2 + i3 * nb3 + blk * (TS);                       \
+        }                                                                                                 \
+        for (int k = 0; k < (NPER); k++) {                                                                \
+            __local float2 *p = part + (k * nteam + team) * 8;                                            \
+            p[lane] = ct_qt_stat_##T(xa[k]);                                                              \
+            p[lane + 4] = ct_qt_stat_##T(xb[k]);                                                          \
+        }                                                                                                 \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
+        float4 s[NPER];                                                                                   \
+        for (int k = 0; k < (NPER); k++) {                                                                \
+            s[k] = ct_qt_scale_##T(part + (k * nteam + team) * 8);                                        \
+            if (ok[k]) ct_qt_out_##T(y[k], lane, xa[k], xb[k], s[k], aux + (k * nteam + team) * (AUX));   \
+        }                                                                                                 \
+        if ((AUX) > 0) barrier(CLK_LOCAL_MEM_FENCE);                                                      \
+        for (int k = 0; k < (NPER); k++)                                                                  \
+            if (ok[k] && lane == 0) ct_qt_fin_##T(y[k], aux + (k * nteam + team) * (AUX), s[k]);          \
+    }
+
+CT_QUANT_ROWS_KERNEL(q8_0, 34, 2, CT_QT_AUX_q8_0)
+CT_QUANT_ROWS_KERNEL(q4_0, 18, 2, CT_QT_AUX_q4_0)
+CT_QUANT_ROWS_KERNEL(q4_1, 20, 2, CT_QT_AUX_q4_1)
+CT_QUANT_ROWS_KERNEL(q5_0, 22, 2, CT_QT_AUX_q5_0)
+CT_QUANT_ROWS_KERNEL(q5_1, 24, 2, CT_QT_AUX_q5_1)
+CT_QUANT_ROWS_KERNEL(iq4_nl, 18, 1, CT_QT_AUX_iq4_nl)
