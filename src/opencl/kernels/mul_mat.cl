@@ -236,7 +236,7 @@ float mm_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
 
 #define MV_NR0 2 /* src0 rows per local row of the work-group */
 #define MV_NR1 4 /* src1 rows per work-group */
-#define MV_U 4 /* groups per work-item per step of the main loop */
+#define MV_U 2 /* groups per work-item per step of the main loop (4 was slower on the H200) */
 
 /* src1 elements 8g..8g+7 with 16-byte loads where y is 16-byte aligned (a16). */
 float8 mm_ld8y(const __global float *y, int g, int n, int a16) {
