@@ -96,15 +96,9 @@ static ct_status try_rows_raw(ct_ocl_backend *be, const ct_ocl_rows_job *j, size
     *done = false;
     const ct_ocl_kernel_id kid = CT_OCL_K_CPY_ROWS_RAW;
     if (!ct_ocl_kernel_available(be->dev, kid)) return CT_OK;
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status st;
-    if ((st = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs)) != CT_OK) return st;
-    if ((st = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs)) != CT_OK) return st;
-    int64_t sn[3], dn[3];
-    ct_ocl_rows_extents(j, sn, dn);
-    unsigned w = ct_ocl_rows_align(s_offs | rowb, j->snb, sn, 16);
-    const unsigned wd = ct_ocl_rows_align(d_offs, j->dnb, dn, 16);
+    unsigned w, wd;
+    ct_status st = ct_ocl_rows_job_align(be, j, rowb, &w, &wd);
+    if (st != CT_OK) return st;
     if (wd < w) w = wd;
     if (w < 4) return CT_OK;
 

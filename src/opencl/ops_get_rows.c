@@ -99,14 +99,10 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     }
     /* block rows have whole blocks, read 2 bytes at a time; float rows whole vectors */
     const unsigned vs = ct_type_block_size(st) > 1 ? 2 : vec4_bytes(st);
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status status;
-    if ((status = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs)) != CT_OK) return status;
-    if ((status = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs)) != CT_OK) return status;
-    int64_t sn[3], dn[3];
-    ct_ocl_rows_extents(j, sn, dn);
-    if (ct_ocl_rows_align(s_offs, j->snb, sn, vs) < vs || ct_ocl_rows_align(d_offs, j->dnb, dn, vd) < vd) return CT_OK;
+    unsigned sa, da;
+    ct_status status = ct_ocl_rows_job_align(be, j, 0, &sa, &da);
+    if (status != CT_OK) return status;
+    if (sa < vs || da < vd) return CT_OK;
 
     const size_t nu = ((size_t)j->ne0 + 3) / 4;
     const size_t nper = ct_ocl_rows_nper(nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3);

@@ -140,12 +140,20 @@ static inline unsigned ct_ocl_rows_align(cl_ulong offs, const size_t nb[3], cons
     return a;
 }
 
-/* The extents that go with a job's source and destination row strides. */
-static inline void ct_ocl_rows_extents(const ct_ocl_rows_job *j, int64_t sn[3], int64_t dn[3]) {
-    sn[0] = j->mode == CT_OCL_ROWS_GET ? j->lim : j->n1;
-    dn[0] = j->mode == CT_OCL_ROWS_SET ? j->lim : j->n1;
-    sn[1] = dn[1] = j->n2;
-    sn[2] = dn[2] = j->n3;
+/* The alignments (powers of two up to 16) of every source and destination row of the
+ * job in its buffer; extra_src bits are or-ed into the source's (a row length, say). */
+static inline ct_status ct_ocl_rows_job_align(ct_ocl_backend *be, const ct_ocl_rows_job *j, cl_ulong extra_src,
+                                              unsigned *src_align, unsigned *dst_align) {
+    cl_mem mem;
+    cl_ulong s_offs, d_offs;
+    ct_status st = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs);
+    if (st == CT_OK) st = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs);
+    if (st != CT_OK) return st;
+    const int64_t sn[3] = {j->mode == CT_OCL_ROWS_GET ? j->lim : j->n1, j->n2, j->n3};
+    const int64_t dn[3] = {j->mode == CT_OCL_ROWS_SET ? j->lim : j->n1, j->n2, j->n3};
+    *src_align = ct_ocl_rows_align(s_offs | extra_src, j->snb, sn, 16);
+    *dst_align = ct_ocl_rows_align(d_offs, j->dnb, dn, 16);
+    return CT_OK;
 }
 
 /* Arguments from idx onwards, shared by both kernels: the index tensor (or none), the

@@ -54,14 +54,10 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     if (st != CT_TYPE_F32 && st != CT_TYPE_F16 && st != CT_TYPE_BF16) return CT_OK;
     /* a work-item loads 4 source elements at once; blocks are written 2 bytes at a time */
     const unsigned vs = st == CT_TYPE_F32 ? 16 : 8;
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status status;
-    if ((status = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs)) != CT_OK) return status;
-    if ((status = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs)) != CT_OK) return status;
-    int64_t sn[3], dn[3];
-    ct_ocl_rows_extents(j, sn, dn);
-    if (ct_ocl_rows_align(s_offs, j->snb, sn, vs) < vs || ct_ocl_rows_align(d_offs, j->dnb, dn, 2) < 2) return CT_OK;
+    unsigned sa, da;
+    ct_status status = ct_ocl_rows_job_align(be, j, 0, &sa, &da);
+    if (status != CT_OK) return status;
+    if (sa < vs || da < 2) return CT_OK;
     /* teams of 4 work-items, the local arrays sized for CT_OCL_QT_WG */
     const size_t wg = ct_ocl_clamp_wg(be, kid, CT_OCL_QT_WG) & ~(size_t)3;
     if (wg < 4) return CT_OK;
