@@ -11,10 +11,12 @@
 
 bool ct_cpu_cpy_supported(const ct_tensor *op) { return ct_cpy_types_supported(op); }
 
-/* Copies `units` elements (blocks for block types) of ts bytes between strided runs. */
+/* Copies `units` elements (blocks for block types) of ts bytes between strided runs.
+ * memmove: a CPY between overlapping views of one buffer is legal input (its result is
+ * unspecified, as in ggml), and must not be undefined behaviour. */
 static void copy_units(const char *sp, size_t snb0, char *dp, size_t dnb0, size_t ts, int64_t units) {
     if (snb0 == ts && dnb0 == ts) {
-        memcpy(dp, sp, ts * (size_t)units);
+        memmove(dp, sp, ts * (size_t)units);
         return;
     }
     switch (ts) {
@@ -22,16 +24,16 @@ static void copy_units(const char *sp, size_t snb0, char *dp, size_t dnb0, size_
         for (int64_t i = 0; i < units; i++) dp[(size_t)i * dnb0] = sp[(size_t)i * snb0];
         break;
     case 2:
-        for (int64_t i = 0; i < units; i++) memcpy(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, 2);
+        for (int64_t i = 0; i < units; i++) memmove(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, 2);
         break;
     case 4:
-        for (int64_t i = 0; i < units; i++) memcpy(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, 4);
+        for (int64_t i = 0; i < units; i++) memmove(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, 4);
         break;
     case 8:
-        for (int64_t i = 0; i < units; i++) memcpy(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, 8);
+        for (int64_t i = 0; i < units; i++) memmove(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, 8);
         break;
     default:
-        for (int64_t i = 0; i < units; i++) memcpy(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, ts);
+        for (int64_t i = 0; i < units; i++) memmove(dp + (size_t)i * dnb0, sp + (size_t)i * snb0, ts);
         break;
     }
 }
