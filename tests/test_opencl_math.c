@@ -4,8 +4,12 @@
  * mat-vec kernels (n = 1..9), the one-row kernel (strided src1), the tiled kernel
  * (partial tiles), broadcast batches, permuted src0, strided src1 rows, and long,
  * strided and permuted norm rows. MUL_MAT against one-hot src1 columns must return
- * src0's dequantized values exactly. Exits 77 (skipped) without an OpenCL device. */
+ * src0's dequantized values exactly, or on the 8-bit path (quantized src0, int8 src1
+ * blocks as the CPU makes them) the CPU's values exactly; that path must also match
+ * the CPU to 1e-10 on random data, and on src1 blocks of NaN, inf, zeros and tiny values. Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
+
+#include "cpu/simd.h" /* ct_cpu_mul_mat_force_portable */
 
 #include <math.h>
 #include <stdio.h>
@@ -270,6 +274,17 @@ static ct_tensor *build_mm_with(ct_context *ctx, const mm_p *p, gcase *g, const 
 
 static ct_tensor *build_mm(ct_context *ctx, const void *param, gcase *g) { return build_mm_with(ctx, param, g, NULL); }
 
+/* build_mm with src1's values given */
+typedef struct mm_fixed_b {
+    const mm_p *mm;
+    const float *b;
+} mm_fixed_b;
+
+static ct_tensor *build_mm_fixed_b(ct_context *ctx, const void *param, gcase *g) {
+    const mm_fixed_b *p = param;
+    return build_mm_with(ctx, p->mm, g, p->b);
+}
+
 /* sum_k deq(a)[k, i0, i2/r2, i3/r3] * b[k, i1, i2, i3] in double, from the tensors' bytes and strides. */
 static void ref_mm(const run *r, float *out) {
     const ct_tensor *a = r->g.a, *b = r->g.b;
@@ -311,12 +326,24 @@ static const ct_type mm_types[] = {CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16,   C
 
 static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
 
+/* The case takes the OpenCL 8-bit path (ops_mul_mat.c: mvq): quantized src0 in whole
+ * 64-value units with word-aligned rows, packed src1 rows, a mat-vec batch. It
+ * quantizes src1 to int8 blocks as the CPU does, so it must match the CPU to the
+ * order of the block sums, and the exact reference only to the activations' rounding. */
+static bool int8_path(const mm_p *p) {
+    if (is_float(p->ta) || p->b_view == 2 || p->n >= 16 || p->k % 64 != 0) return false;
+    size_t row = 0;
+    return ct_row_size(p->ta, p->k, &row) == CT_OK && row % (p->ta == CT_TYPE_Q6_K ? 2 : 4) == 0;
+}
+
 static void mm_case(const mm_p *p) {
     char name[160];
     snprintf(name, sizeof name, "MUL_MAT %s m=%lld n=%lld k=%lld bs=[%d,%d] nr=[%d,%d]%s%s",
              ct_type_name(p->ta), (long long)p->m, (long long)p->n, (long long)p->k, p->bs0, p->bs1, p->nr0, p->nr1,
              p->a_perm ? " a permuted" : "", p->b_view == 1 ? " b strided rows" : p->b_view == 2 ? " b transposed" : "");
-    compare_case(name, build_mm, p, -1.0f, 1.0f, 5e-4, ref_mm, 1e-9, &worst_cpu_mm, &worst_ref_mm);
+    const bool i8 = int8_path(p);
+    compare_case(name, build_mm, p, -1.0f, 1.0f, i8 ? 1e-10 : 5e-4, ref_mm, i8 ? 5e-4 : 1e-9, &worst_cpu_mm,
+                 &worst_ref_mm);
 }
 
 static void test_mul_mat(void) {
@@ -324,9 +351,12 @@ static void test_mul_mat(void) {
         const ct_type ta = mm_types[t];
         const int64_t blck = ct_type_block_size(ta);
         const int64_t k = blck == 256 ? 512 : blck == 32 ? 160 : 67; /* floats: a tail group of 3 */
-        /* mat-vec: n = 1..9 (two groups of src1 rows at 9), a partial group of src0 rows */
+        /* mat-vec: n = 1..9 (two groups of src1 rows at 9), a partial group of src0 rows;
+         * 32-value blocks also in whole 64-value units (the 8-bit path), n = 15 past its groups of 8 */
         for (int64_t n = 1; n <= 9; n += (n < 3 ? 1 : 3))
             mm_case(&(mm_p){ta, 29, n, k, 1, 1, 1, 1, false, 0});
+        if (blck == 32)
+            for (int64_t n = 1; n <= 15; n += 7) mm_case(&(mm_p){ta, 29, n, 192, 1, 1, 1, 1, false, 0});
         /* broadcast batches, permuted src0, strided src1 rows */
         mm_case(&(mm_p){ta, 7, 2, k, 2, 3, 2, 1, true, 1});
         mm_case(&(mm_p){ta, 5, 3, k, 3, 2, 1, 2, false, 0});
@@ -400,12 +430,21 @@ static void test_onehot(void) {
                 continue;
             }
             CHECK_MSG(r.status == CT_OK, "%s: %s", name, ct_last_error());
+            /* the 8-bit path rounds the one-hot src1 blocks (d = 1/127, q = 127) as the CPU does,
+             * and every output is that one block's term: equal to the portable CPU kernels' */
+            const bool i8 = int8_path(&p.mm);
+            run rc = {0};
+            ct_cpu_mul_mat_force_portable(true); /* the AVX2 kernels multiply in another order */
+            const bool ok_cpu = i8 && run_on(cpu_be, build_onehot, &p, data, -1.0f, 1.0f, &rc);
+            ct_cpu_mul_mat_force_portable(false);
+            CHECK_MSG(!i8 || (ok_cpu && rc.status == CT_OK), "%s: CPU: %s", name, ct_last_error());
             float *deq = malloc((size_t)(k * p.mm.m) * sizeof(float));
             size_t bad = 0, first = 0;
-            if (deq && ct_dequantize_row(ta, data[0], deq, k * p.mm.m) == CT_OK) {
+            if (deq && ct_dequantize_row(ta, data[0], deq, k * p.mm.m) == CT_OK && (!i8 || ok_cpu)) {
                 for (int64_t c = 0; c < p.mm.n; c++)
                     for (int64_t i0 = 0; i0 < p.mm.m; i0++) {
-                        const float want = deq[i0 * k + p.col[c]], got = r.res[c * p.mm.m + i0];
+                        const float want = i8 ? rc.res[c * p.mm.m + i0] : deq[i0 * k + p.col[c]];
+                        const float got = r.res[c * p.mm.m + i0];
                         if (!(want == got || (isnan(want) && isnan(got)))) {
                             if (!bad) first = (size_t)(c * p.mm.m + i0);
                             bad++;
@@ -414,12 +453,68 @@ static void test_onehot(void) {
             } else {
                 bad = 1;
             }
-            CHECK_MSG(bad == 0, "%s: %zu values differ from the dequantized src0, first at %zu", name, bad, first);
+            CHECK_MSG(bad == 0, "%s: %zu values differ from the %s, first at %zu", name, bad,
+                      i8 ? "CPU's" : "dequantized src0", first);
+            if (ok_cpu) run_free(&rc);
             free(deq);
             run_free(&r);
             for (int i = 0; i < MAX_FILL; i++) free(data[i]);
             free(p.bdata);
         }
+    }
+}
+
+/* The 8-bit path on src1 blocks the quantizer treats specially: a NaN (the row is NaN),
+ * infinities of both signs, zeros, values below 2^-64 (scaled up; subnormals too), and
+ * exact rounding ties (amax 127, so q = x): OpenCL must match the CPU's portable
+ * kernels (its expression per block) position by position (NaN for NaN, the same
+ * infinity), finite values to 1e-10 NMSE per row. */
+static void test_int8_specials(void) {
+    static const ct_type types[] = {CT_TYPE_Q4_0, CT_TYPE_Q8_0, CT_TYPE_Q5_1, CT_TYPE_Q6_K};
+    enum { K = 256, N = 6, M = 9 };
+    static float b[N * K];
+    for (int i = 0; i < N * K; i++) b[i] = tu_rand_uniform(-1.0f, 1.0f);
+    b[1 * K + 5] = NAN;                                        /* row 1: NaN in block 0 */
+    b[2 * K + 40] = INFINITY, b[2 * K + 41] = -INFINITY;       /* row 2: +-inf in block 1 */
+    for (int i = 0; i < K; i++) b[3 * K + i] = 0.0f;           /* row 3: zeros */
+    for (int i = 0; i < K; i++) b[4 * K + i] = (i % 3 ? 1e-40f : -3e-21f) * (float)(1 + i % 7); /* row 4: tiny */
+    for (int i = 0; i < K; i++) b[5 * K + i] = (float)(i % 8) - 3.5f; /* row 5: halves ... */
+    for (int i = 0; i < K; i += 32) b[5 * K + i] = 127.0f;      /* ... with amax 127: ties */
+    for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
+        const mm_p p = {types[t], M, N, K, 1, 1, 1, 1, false, 0};
+        char name[96];
+        snprintf(name, sizeof name, "MUL_MAT %s special src1 blocks", ct_type_name(p.ta));
+        CHECK_MSG(int8_path(&p), "%s: not on the 8-bit path", name);
+        uint8_t *data[MAX_FILL] = {NULL};
+        run ro, rc;
+        n_cases++;
+        const bool ok_o = run_on(ocl_be, build_mm_fixed_b, &(mm_fixed_b){&p, b}, data, -1.0f, 1.0f, &ro);
+        ct_cpu_mul_mat_force_portable(true); /* the AVX2 kernels give NaN for the inf block: inf * 0 lanes */
+        const bool ok_c = ok_o && run_on(cpu_be, build_mm_fixed_b, &(mm_fixed_b){&p, b}, data, -1.0f, 1.0f, &rc);
+        ct_cpu_mul_mat_force_portable(false);
+        CHECK_MSG(ok_o && ok_c, "%s: setting up the graph failed: %s", name, ct_last_error());
+        if (ok_o && ok_c) {
+            CHECK_MSG(ro.status == CT_OK && rc.status == CT_OK, "%s: %s", name, ct_last_error());
+            for (int c = 0; c < N; c++) {
+                double num = 0.0, den = 0.0;
+                int mismatch = 0;
+                for (int i = 0; i < M; i++) {
+                    const float o = ro.res[c * M + i], w = rc.res[c * M + i];
+                    if (isnan(o) || isnan(w) || isinf(o) || isinf(w)) {
+                        mismatch += !((isnan(o) && isnan(w)) || o == w);
+                        continue;
+                    }
+                    num += ((double)o - w) * ((double)o - w);
+                    den += (double)w * w;
+                }
+                const double e = den > 0.0 ? num / den : num;
+                CHECK_MSG(mismatch == 0 && e <= 1e-10, "%s: src1 row %d: %d NaN/inf mismatches, NMSE %.3g", name, c,
+                          mismatch, e);
+            }
+        }
+        if (ok_o) run_free(&ro);
+        if (ok_c) run_free(&rc);
+        for (int i = 0; i < MAX_FILL; i++) free(data[i]);
     }
 }
 
@@ -563,6 +658,7 @@ int main(void) {
     printf("device %s: %s\n", ct_device_name(ocl_dev), ct_device_description(ocl_dev));
     wild_scales = true;
     test_onehot();
+    test_int8_specials();
     wild_scales = false;
     test_mul_mat();
     test_norms();

@@ -108,6 +108,30 @@ ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint
     return st;
 }
 
+ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
+    if (!be->work || be->work_size < bytes) {
+        /* kernels still queued keep the old cl_mem alive until they finish */
+        if (be->work) clReleaseMemObject(be->work);
+        be->work = NULL;
+        be->work_size = 0;
+        cl_int err;
+        cl_mem m = CT_OCL_CREATE("clCreateBuffer", &err,
+                                 clCreateBuffer(be->dev->context, CL_MEM_READ_WRITE, bytes, NULL, &err));
+        if (err != CL_SUCCESS) {
+            return ct_ocl_fail(be, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
+                                           err == CL_INVALID_BUFFER_SIZE
+                                       ? CT_OUT_OF_MEMORY
+                                       : CT_DEVICE_ERROR,
+                               "clCreateBuffer of %zu bytes of work memory failed: %s (%d)", bytes,
+                               ct_ocl_error_name(err), err);
+        }
+        be->work = m;
+        be->work_size = bytes;
+    }
+    *mem = be->work;
+    return CT_OK;
+}
+
 ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index) {
     cl_int code = be->node_index + 1;
     if (!be->flag_used && be->flag_dirty) {
@@ -226,6 +250,7 @@ static void be_destroy(ct_ocl_backend *be) {
         if (be->kernels[k]) clReleaseKernel(be->kernels[k]);
     }
     if (be->error_flag) clReleaseMemObject(be->error_flag);
+    if (be->work) clReleaseMemObject(be->work);
     if (be->queue) clReleaseCommandQueue(be->queue);
     ct_ocl_device *dev = be->dev;
     ct_free(be);

@@ -213,6 +213,11 @@ struct ct_ocl_backend {
     cl_mem error_flag;
     bool flag_used;  /* this compute passed the flag to a kernel */
     bool flag_dirty; /* the flag may hold a nonzero code (also before its first reset) */
+    /* Device scratch for encoders (MUL_MAT's quantized src1), grown on demand and
+     * shared by every node: the queue is in order, so one node's use ends before
+     * the next node's kernels start. */
+    cl_mem work;
+    size_t work_size;
     ct_abort_callback abort_callback;
     void *abort_data;
     /* The node being encoded: its graph index and a message prefix,
@@ -248,6 +253,9 @@ ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint
 /* Two arguments: index = the error flag (__global int *), index + 1 = this
  * node's code (int), which the kernel passes to CT_RAISE_ERROR. */
 ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index);
+
+/* be->work with at least bytes (one cl_mem, reallocated when too small). */
+ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem);
 
 /* CL_KERNEL_WORK_GROUP_SIZE of that kernel on this device (queried once, cached). */
 size_t ct_ocl_kernel_max_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id);

@@ -4,6 +4,10 @@
  *   ne11 >= MM_MIN_NE11 and the tiled kernel
  *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
  *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
+ *   quantized src0, rows of 64-value units
+ *     in 4-byte aligned words (Q6_K: 2)          -> quantize_qy (src1 into 8-bit blocks in the work
+ *                                                 buffer), then mvq (2 src0 rows per local row x 8 src1
+ *                                                 rows, integer dot products; kernels/mul_mvq.cl)
  *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). */
@@ -24,6 +28,10 @@ enum {
     MM128_MIN_NE11 = 64,
     /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
     MV_WG = 128,
+    MVQ_NR0 = 2, /* as kernels/mul_mvq.cl */
+    MVQ_NR1 = 8,
+    MVQ_UNIT = 64, /* src0 values per work-item step */
+    QY_WG = 64,
     ROW_WG = 64,
     C4_WG = 64,
 };
@@ -31,27 +39,28 @@ enum {
 typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
     ct_ocl_kernel_id mm128;
+    ct_ocl_kernel_id mvq; /* CT_OCL_K_COUNT for float types */
 } mm_kernels;
 
 static bool kernels_for(ct_type t, mm_kernels *k) {
-#define MM_CASE(T, ID, C4)                                                                                          \
+#define MM_CASE(T, ID, C4, MVQ)                                                                                     \
     case CT_TYPE_##T:                                                                                             \
         *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4, \
-                          CT_OCL_K_MUL_MM128_##ID##_F32};                                                        \
+                          CT_OCL_K_MUL_MM128_##ID##_F32, MVQ};                                                   \
         return true;
     switch (t) {
-        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4)
-        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4)
-        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4)
-        MM_CASE(Q4_0, Q4_0, CT_OCL_K_COUNT)
-        MM_CASE(Q4_1, Q4_1, CT_OCL_K_COUNT)
-        MM_CASE(Q5_0, Q5_0, CT_OCL_K_COUNT)
-        MM_CASE(Q5_1, Q5_1, CT_OCL_K_COUNT)
-        MM_CASE(Q8_0, Q8_0, CT_OCL_K_COUNT)
-        MM_CASE(IQ4_NL, IQ4_NL, CT_OCL_K_COUNT)
-        MM_CASE(Q4_K, Q4_K, CT_OCL_K_COUNT)
-        MM_CASE(Q5_K, Q5_K, CT_OCL_K_COUNT)
-        MM_CASE(Q6_K, Q6_K, CT_OCL_K_COUNT)
+        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT)
+        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT)
+        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT)
+        MM_CASE(Q4_0, Q4_0, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q4_0_F32)
+        MM_CASE(Q4_1, Q4_1, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q4_1_F32)
+        MM_CASE(Q5_0, Q5_0, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q5_0_F32)
+        MM_CASE(Q5_1, Q5_1, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q5_1_F32)
+        MM_CASE(Q8_0, Q8_0, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q8_0_F32)
+        MM_CASE(IQ4_NL, IQ4_NL, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_IQ4_NL_F32)
+        MM_CASE(Q4_K, Q4_K, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q4_K_F32)
+        MM_CASE(Q5_K, Q5_K, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q5_K_F32)
+        MM_CASE(Q6_K, Q6_K, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q6_K_F32)
     default: return false;
     }
 #undef MM_CASE
@@ -100,6 +109,85 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
            strides_aligned(a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
 }
 
+/* The 8-bit path applies: a quantized src0 in whole 64-value units whose words
+ * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2). */
+static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_kernels *k) {
+    if (k->mvq == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, k->mvq) ||
+        !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY))
+        return false;
+    return a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
+}
+
+/* src1 into 8-bit blocks in the work buffer, then the integer-dot mat-vec. */
+static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernels *k) {
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    const cl_int ne00 = (cl_int)a->ne[0], ne01 = (cl_int)a->ne[1];
+    const cl_int ne11 = (cl_int)b->ne[1], ne12 = (cl_int)b->ne[2];
+    const cl_int r2 = (cl_int)(b->ne[2] / a->ne[2]), r3 = (cl_int)(b->ne[3] / a->ne[3]);
+    const size_t nbatch = (size_t)b->ne[2] * (size_t)b->ne[3];
+    /* per src1 row: ne00 bytes of q and ne00 / 32 (d, s) pairs of 8 bytes */
+    size_t nrows, bytes;
+    if (!ct_mul_size((size_t)ne11, nbatch, &nrows) || !ct_mul_size(nrows, (size_t)ne00 / 32 * 40, &bytes)) {
+        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "MUL_MAT: src1 '%s' of %d x %zu rows of %d quantizes to more "
+                           "than SIZE_MAX bytes", b->name, ne11, nbatch, ne00);
+    }
+    cl_mem work;
+    ct_status st = ct_ocl_work_buffer(be, bytes, &work);
+    if (st != CT_OK) return st;
+    const cl_ulong nrows_arg = nrows;
+
+    const ct_ocl_kernel_id qy = CT_OCL_K_QUANTIZE_QY;
+    const cl_ulong nb11 = b->nb[1], nb12 = b->nb[2], nb13 = b->nb[3];
+    size_t groups[3], local[3] = {1, 1, 1};
+    local[0] = ct_ocl_clamp_wg(be, qy, QY_WG);
+    groups[0] = ((size_t)ne00 / 32 + local[0] - 1) / local[0], groups[1] = (size_t)ne11, groups[2] = nbatch;
+    st = ct_ocl_set_arg_tensor(be, qy, 0, b, "src1");
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 2, ne00);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 3, ne11);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 4, ne12);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 5, nb11);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 6, nb12);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 7, nb13);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 8, work);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 9, nrows_arg);
+    if (st == CT_OK) st = ct_ocl_dispatch(be, qy, groups, local);
+    if (st != CT_OK) return st;
+
+    const ct_ocl_kernel_id id = k->mvq;
+    /* short rows: several local rows of MVQ_NR0 src0 rows each, so no work-item idles */
+    const size_t total = ct_ocl_clamp_wg(be, id, MV_WG), nunits = (size_t)ne00 / MVQ_UNIT;
+    size_t lx = 1;
+    while (lx < total && lx < nunits) lx *= 2;
+    if (lx > total) lx = total;
+    local[0] = lx, local[1] = total / lx, local[2] = 1;
+    groups[0] = ((size_t)ne01 + MVQ_NR0 * local[1] - 1) / (MVQ_NR0 * local[1]);
+    groups[1] = ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
+    groups[2] = nbatch;
+    const size_t scratch = MVQ_NR0 * MVQ_NR1 * local[0] * local[1] * sizeof(float); /* >= IQ4_NL's 16 bytes */
+
+    const cl_ulong nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];
+    const cl_ulong nb1 = node->nb[1], nb2 = node->nb[2], nb3 = node->nb[3];
+    st = ct_ocl_set_arg_tensor(be, id, 0, a, "src0");
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 2, work);
+    if (st == CT_OK) st = ct_ocl_set_arg_tensor(be, id, 3, node, "dst");
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 5, ne00);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 6, ne01);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 7, nb01);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 8, nb02);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 9, nb03);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 10, ne11);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 11, ne12);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 12, nb1);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 13, nb2);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 14, nb3);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 15, r2);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 16, r3);
+    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 17, nrows_arg);
+    if (st == CT_OK) st = ct_ocl_set_arg_local(be, id, 18, scratch);
+    if (st == CT_OK) st = ct_ocl_dispatch(be, id, groups, local);
+    return st;
+}
+
 ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
     const ct_tensor *a = node->src[0], *b = node->src[1];
     mm_kernels k;
@@ -136,6 +224,8 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
         groups[0] = ((size_t)ne01 + tile - 1) / tile, groups[1] = ((size_t)ne11 + tile - 1) / tile;
         groups[2] = nbatch;
         scratch = (big ? MM128_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
+    } else if (mvq_applies(be, a, &k)) {
+        return encode_mvq(be, node, &k);
     } else {
         id = k.mv;
         const size_t nr0 = MV_NR0, nr1 = MV_NR1;

@@ -360,6 +360,21 @@ float8 mm_qf8(const int t, const __global uchar *x, int g, __local const float *
 
 float mm_sum8(float8 v) { return (v.s0 + v.s1) + (v.s2 + v.s3) + ((v.s4 + v.s5) + (v.s6 + v.s7)); }
 
+/* The tree half of a per-local-row reduction: each local row ly holds nv values of
+ * get_local_size(0) partial sums at scratch + (ly * nv + v) * nx + lx; the totals
+ * are left at lx = 0. The caller has stored the partials and passed a barrier. */
+void mm_mv_tree(const int nv, __local float *scratch) {
+    const int lx = get_local_id(0), nx = get_local_size(0);
+    __local float *row = scratch + get_local_id(1) * nv * nx;
+    for (int n = nx; n > 1;) {
+        const int h = (n + 1) >> 1;
+        if (lx < n - h)
+            for (int v = 0; v < nv; v++) row[v * nx + lx] += row[v * nx + lx + h];
+        n = h;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* Sums vals[0..nv) over the work-items of each local row (dim 0); the total of value v
  * of local row ly is left in scratch[(ly * nv + v) * get_local_size(0)]. nv must be the
  * same for the whole group; scratch holds nv * (local size) floats. */
@@ -371,13 +386,7 @@ void mm_mv_reduce(const float *vals, const int nv, const int nvmax, __local floa
     for (int v = 0; v < MV_NR0 * MV_NR1; v++)
         if (v < nvmax && v < nv) row[v * nx + lx] = vals[v];
     barrier(CLK_LOCAL_MEM_FENCE);
-    for (int n = nx; n > 1;) {
-        const int h = (n + 1) >> 1;
-        if (lx < n - h)
-            for (int v = 0; v < nv; v++) row[v * nx + lx] += row[v * nx + lx + h];
-        n = h;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    mm_mv_tree(nv, scratch);
 }
 
 /* Work-group (lx, ly): each local row takes MV_NR0 src0 rows against up to MV_NR1 src1
