@@ -116,6 +116,23 @@ static bool env_max_size(size_t *out) {
     return true;
 }
 
+/* Whether the device's compiler builds inline PTX dp4a (NVIDIA's OpenCL does, and
+ * has no cl_khr_integer_dot_product); asked of NVIDIA platforms only. A failure of
+ * any step just leaves the portable integer dot in use. */
+static bool probe_nv_dp4a(ct_ocl_device *d) {
+    if (!strstr(d->platform_name, "NVIDIA")) return false;
+    static const char *src = "__kernel void ct_probe(__global int *o) { int r;\n"
+                             "asm(\"dp4a.s32.s32 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(o[0]), \"r\"(o[1]), \"r\"(0));\n"
+                             "o[2] = r; }\n";
+    cl_int err;
+    cl_program prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
+                                    clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
+    if (err != CL_SUCCESS) return false;
+    const bool ok = CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
+    clReleaseProgram(prog);
+    return ok;
+}
+
 static void read_caps(ct_ocl_device *d, cl_device_id id) {
     cl_device_type t = 0;
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
@@ -206,12 +223,14 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
         ct_free(d);
         return NULL;
     }
+    d->has_nv_dp4a = probe_nv_dp4a(d);
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
-           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d", d->name, d->description,
-           ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size, d->global_mem,
-           d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt);
+           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d", d->name,
+           d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
+           d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
+           d->has_int_dot, d->has_nv_dp4a);
     return d;
 }
 

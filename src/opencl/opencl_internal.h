@@ -121,6 +121,7 @@ typedef struct ct_ocl_device {
     ct_device_type type;
     unsigned features; /* CT_OCL_FEAT_* */
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
+    bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
     size_t max_work_group_size;

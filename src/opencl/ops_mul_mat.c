@@ -31,7 +31,7 @@ enum {
     MVQ_NR0 = 2, /* as kernels/mul_mvq.cl */
     MVQ_NR1 = 8,
     MVQ_UNIT = 64, /* src0 values per work-item step */
-    QY_WG = 64,
+    QY_WG = 64, /* as kernels/mul_mvq.cl: 8 blocks of 8 work-items */
     ROW_WG = 64,
     C4_WG = 64,
 };
@@ -113,7 +113,8 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
  * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2). */
 static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_kernels *k) {
     if (k->mvq == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, k->mvq) ||
-        !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY))
+        !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY) ||
+        ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG)
         return false;
     return a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
 }
@@ -139,8 +140,8 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     const ct_ocl_kernel_id qy = CT_OCL_K_QUANTIZE_QY;
     const cl_ulong nb11 = b->nb[1], nb12 = b->nb[2], nb13 = b->nb[3];
     size_t groups[3], local[3] = {1, 1, 1};
-    local[0] = ct_ocl_clamp_wg(be, qy, QY_WG);
-    groups[0] = ((size_t)ne00 / 32 + local[0] - 1) / local[0], groups[1] = (size_t)ne11, groups[2] = nbatch;
+    local[0] = QY_WG; /* four values per work-item */
+    groups[0] = ((size_t)ne00 / 4 + QY_WG - 1) / QY_WG, groups[1] = (size_t)ne11, groups[2] = nbatch;
     st = ct_ocl_set_arg_tensor(be, qy, 0, b, "src1");
     if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 2, ne00);
     if (st == CT_OK) st = CT_OCL_SET_ARG(be, qy, 3, ne11);

@@ -24,6 +24,12 @@
 /* sum of the four products of signed bytes a[i] * b[i], plus c */
 #if CT_HAS_INT_DOT
 int mvq_dp4(int a, int b, int c) { return c + dot_4x8packed_ss_int((uint)a, (uint)b); }
+#elif CT_HAS_NV_DP4A
+int mvq_dp4(int a, int b, int c) {
+    int r;
+    asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+    return r;
+}
 #else
 int mvq_dp4(int a, int b, int c) {
     const char4 x = as_char4(a), y = as_char4(b);
@@ -36,56 +42,60 @@ int mvq_dp4(int a, int b, int c) {
 /* Ties to even: v + 1.5 * 2^23 rounds in the float adder (|v| <= 127.5 here). */
 int mvq_round_even(float v) { return (int)(as_uint(v + 12582912.0f) - 0x4B400000u); }
 
-/* One work-item per 32-value block: grid (ne10 / 32, ne11, ne12 * ne13). */
+/* Eight work-items per 32-value block, four values each (one block per WI kept
+ * 448 WIs busy for a 14336-wide row, and they ran serially): grid (ne10 / 4,
+ * ne11, ne12 * ne13) in groups of QY_WG (a multiple of 8, the encoder's). The
+ * block's max and flags meet in local memory; its first WI writes (d, s). */
+#define QY_WG 64
 __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, int ne11, int ne12, ulong nb11,
                              ulong nb12, ulong nb13, __global uchar *work, ulong nrows) {
-    const int blk = get_global_id(0), i11 = get_global_id(1), im = get_global_id(2);
-    const int nblk = ne10 / 32;
-    if (blk >= nblk) return;
+    __local float lmax[QY_WG];
+    __local int lflag[QY_WG], lsum[QY_WG];
+    const int gid = get_global_id(0), lid = get_local_id(0), first = lid & ~7;
+    const int i11 = get_global_id(1), im = get_global_id(2);
+    const int nblk = ne10 / 32, blk = gid >> 3;
     const int i12 = im % ne12, i13 = im / ne12;
-    const __global float *x =
-        (const __global float *)(src1 + offs1 + (ulong)i13 * nb13 + (ulong)i12 * nb12 + (ulong)i11 * nb11) + 32 * blk;
-    float v[32];
+    const bool active = blk < nblk; /* idle WIs still meet the barriers */
+    float4 v = (float4)0.0f;
+    if (active)
+        v = vload4(0, (const __global float *)(src1 + offs1 + (ulong)i13 * nb13 + (ulong)i12 * nb12 +
+                                               (ulong)i11 * nb11) + 4 * gid);
+    const float4 av = fabs(v);
+    lmax[lid] = fmax(fmax(av.s0, av.s1), fmax(av.s2, av.s3)); /* NaN aside: flagged below */
+    lflag[lid] = (any(isnan(v)) ? 1 : 0) | (any(isinf(v)) ? 2 : 0);
+    barrier(CLK_LOCAL_MEM_FENCE);
     float amax = 0.0f;
-    int nan = 0, inf = 0;
-    for (int j = 0; j < 32; j += 4) {
-        const float4 f = vload4(0, x + j);
-        v[j] = f.s0, v[j + 1] = f.s1, v[j + 2] = f.s2, v[j + 3] = f.s3;
+    int flags = 0;
+    for (int i = 0; i < 8; i++) {
+        amax = fmax(amax, lmax[first + i]);
+        flags |= lflag[first + i];
     }
-    for (int j = 0; j < 32; j++) {
-        const float ax = fabs(v[j]);
-        nan |= isnan(ax);
-        inf |= isinf(ax);
-        amax = ax > amax ? ax : amax;
-    }
-    char q[32];
-    int s = 0;
+    int4 q;
     float d;
-    if (nan || inf) {
+    if (flags) {
         /* as the CPU: a NaN block gives d = NaN, q = 0; an inf block +-127 at the infs */
-        for (int j = 0; j < 32; j++) {
-            const int qj = nan ? 0 : isinf(v[j]) ? (v[j] > 0.0f ? 127 : -127) : 0;
-            q[j] = (char)qj;
-            s += qj;
-        }
-        d = nan ? NAN : INFINITY;
+        q = (flags & 1) ? (int4)0 : select((int4)0, select((int4)-127, (int4)127, v > 0.0f), isinf(v));
+        d = (flags & 1) ? NAN : INFINITY;
     } else {
         const float scale = amax < 0x1p-64f ? 0x1p64f : 1.0f; /* keeps 127/amax finite */
         const float am = amax * scale;
         const float id = am > 0.0f ? ct_div(127.0f, am) : 0.0f;
-        for (int j = 0; j < 32; j++) {
-            const int qj = mvq_round_even((v[j] * scale) * id);
-            q[j] = (char)qj;
-            s += qj;
-        }
+        const float4 x = (v * scale) * id;
+        q = (int4)(mvq_round_even(x.s0), mvq_round_even(x.s1), mvq_round_even(x.s2), mvq_round_even(x.s3));
         d = ct_div(ct_div(am, 127.0f), scale);
     }
+    lsum[lid] = q.s0 + q.s1 + q.s2 + q.s3;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (!active) return;
     const ulong row = ((ulong)im * (ulong)ne11 + (ulong)i11);
-    __global uchar *qo = work + row * (ulong)ne10 + 32 * (ulong)blk;
-    for (int j = 0; j < 32; j += 16) vstore16(vload16(0, q + j), 0, (__global char *)(qo + j));
-    __global uint *ds = (__global uint *)(work + nrows * (ulong)ne10) + 2 * (row * (ulong)nblk + (ulong)blk);
-    ds[0] = as_uint(d);
-    ds[1] = (uint)s;
+    ((__global char4 *)(work + row * (ulong)ne10))[gid] = convert_char4(q);
+    if (lid == first) {
+        int s = 0;
+        for (int i = 0; i < 8; i++) s += lsum[first + i];
+        __global uint *ds = (__global uint *)(work + nrows * (ulong)ne10) + 2 * (row * (ulong)nblk + (ulong)blk);
+        ds[0] = as_uint(d);
+        ds[1] = (uint)s;
+    }
 }
 
 /* ---- src0 units ------------------------------------------------------------- */
