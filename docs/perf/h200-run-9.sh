@@ -9,7 +9,6 @@ b=/tmp/ct-build; t0=$(date +%s)
 cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build $b -j16 >/tmp/build.txt 2>&1 || { tail -20 /tmp/build.txt; exit 1; }
 x=$b/tools/ct-ops
 dev=$($x devices | awk '/^device [0-9]+: /{name=$3} /description:.*NVIDIA/{print name; exit}')
-CT_LOG_LEVEL=debug $x devices 2>&1 | grep -i "dp4a" | head -2
 { nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
   for t in test_opencl_math test_opencl_rows test_opencl; do CT_TEST_OPENCL_DEVICE=$dev timeout 150 $b/tests/$t | tail -1; echo "$t rc=$?"; done
   timeout 150 $x test -b $dev | tail -2; echo "ct-ops test rc=$?"; } > $out/test.txt 2>&1
