@@ -126,7 +126,6 @@ uint mvq_spread4(uint x) { return ((x * 0x204081u) & 0x01010101u) << 4; }
 /* Nibbles of four qs words: low ones are values 0..15, high ones 16..31 (the
  * ggml order), into p[0..7] of y block j. */
 void mvq_nibbles(const uint *q, int *p) {
-    #pragma unroll
     for (int k = 0; k < 4; k++) {
         p[k] = (int)(q[k] & 0x0F0F0F0Fu);
         p[4 + k] = (int)((q[k] >> 4) & 0x0F0F0F0Fu);
@@ -134,7 +133,6 @@ void mvq_nibbles(const uint *q, int *p) {
 }
 
 void mvq_decode(const int t, const __global uchar *x, const int u, __local const char *kv, mvq_unit *o) {
-    #pragma unroll
     for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
     o->b[0] = o->b[1] = 0.0f;
@@ -143,7 +141,6 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
     case MM_IQ4_NL: { /* two 18-byte blocks: d | qs[16] */
         const __global uchar *b = x + 36 * u;
         uint w[9];
-        #pragma unroll
         for (int i = 0; i < 9; i++) w[i] = mvq_w(b, i);
         const uint q0[4] = {mvq_mid(w[0], w[1]), mvq_mid(w[1], w[2]), mvq_mid(w[2], w[3]), mvq_mid(w[3], w[4])};
         const uint q1[4] = {w[5], w[6], w[7], w[8]};
@@ -153,7 +150,6 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         if (t == MM_Q4_0) {
             o->off = 8;
         } else {
-            #pragma unroll
             for (int k = 0; k < 16; k++) {
                 const uchar4 n = as_uchar4(o->p[k]);
                 o->p[k] = as_int((char4)(kv[n.s0], kv[n.s1], kv[n.s2], kv[n.s3]));
@@ -162,7 +158,6 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         return;
     }
     case MM_Q4_1: { /* two 20-byte blocks: d, m | qs[16] */
-        #pragma unroll
         for (int j = 0; j < 2; j++) {
             const __global uchar *b = x + 20 * (2 * u + j);
             const uint h = mvq_w(b, 0);
@@ -178,31 +173,24 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         if (t == MM_Q5_0) {
             const __global uchar *b = x + 44 * u;
             uint w[11];
-            #pragma unroll
             for (int i = 0; i < 11; i++) w[i] = mvq_w(b, i);
             qh[0] = mvq_mid(w[0], w[1]);
-            #pragma unroll
             for (int k = 0; k < 4; k++) q[0][k] = mvq_mid(w[1 + k], w[2 + k]);
             qh[1] = w[6];
-            #pragma unroll
             for (int k = 0; k < 4; k++) q[1][k] = w[7 + k];
             o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[5] >> 16);
             o->off = 16;
         } else {
-            #pragma unroll
             for (int j = 0; j < 2; j++) {
                 const __global uchar *b = x + 24 * (2 * u + j);
                 const uint h = mvq_w(b, 0);
                 qh[j] = mvq_w(b, 1);
-                #pragma unroll
                 for (int k = 0; k < 4; k++) q[j][k] = mvq_w(b, 2 + k);
                 o->a[j] = mvq_h(h), o->b[j] = mvq_h(h >> 16);
             }
         }
-        #pragma unroll
         for (int j = 0; j < 2; j++) {
             mvq_nibbles(q[j], o->p + 8 * j);
-            #pragma unroll
             for (int k = 0; k < 4; k++) {
                 o->p[8 * j + k] |= (int)mvq_spread4((qh[j] >> (4 * k)) & 15u);
                 o->p[8 * j + 4 + k] |= (int)mvq_spread4((qh[j] >> (16 + 4 * k)) & 15u);
@@ -213,11 +201,8 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
     case MM_Q8_0: { /* two 34-byte blocks: d | qs[32] */
         const __global uchar *b = x + 68 * u;
         uint w[17];
-        #pragma unroll
         for (int i = 0; i < 17; i++) w[i] = mvq_w(b, i);
-        #pragma unroll
         for (int k = 0; k < 8; k++) o->p[k] = (int)mvq_mid(w[k], w[k + 1]);
-        #pragma unroll
         for (int k = 0; k < 8; k++) o->p[8 + k] = (int)w[9 + k];
         o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[8] >> 16);
         return;
@@ -230,15 +215,12 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         const __global uchar *qs = b + (q4k ? 16 : 48) + 32 * c;
         const uint h = mvq_w(b, 0);
         uint q[8];
-        #pragma unroll
         for (int k = 0; k < 8; k++) q[k] = mvq_w(qs, k);
-        #pragma unroll
         for (int k = 0; k < 8; k++) {
             o->p[k] = (int)(q[k] & 0x0F0F0F0Fu);
             o->p[8 + k] = (int)((q[k] >> 4) & 0x0F0F0F0Fu);
         }
         if (!q4k) {
-            #pragma unroll
             for (int k = 0; k < 8; k++) {
                 const uint qh = mvq_w(b + 16, k);
                 o->p[k] |= (int)(((qh >> (2 * c)) & 0x01010101u) << 4);
@@ -246,7 +228,6 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
             }
         }
         const float d = mvq_h(h), dmin = mvq_h(h >> 16);
-        #pragma unroll
         for (int j = 0; j < 2; j++) {
             int sc, m;
             mm_scale_min_k4(2 * c + j, b + 4, &sc, &m);
@@ -261,7 +242,6 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         const int h = (u >> 1) & 1, kk = u & 1;
         const __global ushort *ql = (const __global ushort *)(b + 64 * h + 32 * kk);
         const __global ushort *qh = (const __global ushort *)(b + 128 + 32 * h);
-        #pragma unroll
         for (int k = 0; k < 8; k++) {
             const uint l = (uint)ql[2 * k] | ((uint)ql[2 * k + 1] << 16);
             const uint hb = (uint)qh[2 * k] | ((uint)qh[2 * k + 1] << 16);
@@ -321,21 +301,17 @@ void mvq(const int t, MVQ_ARGS) {
     }
 
     float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
-    #pragma unroll
     for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
 
     for (int u = tid; u < nunits; u += wg) {
         mvq_unit w[MVQ_NR0];
-        #pragma unroll
         for (int r = 0; r < MVQ_NR0; r++) /* rows past nr0 repeat the last valid one; never stored */
             mvq_decode(t, x + (ulong)min(r, max(nr0 - 1, 0)) * nb01, u, kv, &w[r]);
         int yb[2];
         mvq_yblocks(t, u, yb);
-        #pragma unroll
         for (int c = 0; c < MVQ_NR1; c++) {
-            if (c >= nr1) continue; /* not break: the loop unrolls, acc stays in registers */
+            if (c >= nr1) break;
             const __global uchar *yc = yq + (ulong)c * (ulong)ne00;
-            #pragma unroll
             for (int j = 0; j < 2; j++) {
                 const __global int4 *y4 = (const __global int4 *)(yc + 32 * yb[j]);
                 const int4 ya = y4[0], yb4 = y4[1];
@@ -343,13 +319,10 @@ void mvq(const int t, MVQ_ARGS) {
                 const float2 ds = yds[(ulong)c * (ulong)nblk + (ulong)yb[j]];
                 const float yd = ds.x;
                 const int ys = as_int(ds.y);
-                #pragma unroll
                 for (int r = 0; r < MVQ_NR0; r++) {
                     const int *p = w[r].p + 8 * j;
                     int h0 = 0, h1 = 0;
-                    #pragma unroll
                     for (int k = 0; k < 4; k++) h0 = mvq_dp4(p[k], y[k], h0);
-                    #pragma unroll
                     for (int k = 4; k < 8; k++) h1 = mvq_dp4(p[k], y[k], h1);
                     const int isum = w[r].m[2 * j] * h0 + w[r].m[2 * j + 1] * h1 - w[r].off * ys;
                     acc[c * MVQ_NR0 + r] += yd * (w[r].a[j] * (float)isum + w[r].b[j] * (float)ys);
