@@ -31,6 +31,7 @@ enum {
     MVQ_NR0 = 2, /* as kernels/mul_mvq.cl */
     MVQ_NR1 = 8,
     MVQ_UNIT = 64, /* src0 values per work-item step */
+    MVQ_SG_PAIRS = 4, /* with sub-groups: MVQ_NR0-row pairs per work-group */
     QY_WG = 64, /* as kernels/mul_mvq.cl: 8 blocks of 8 work-items */
     ROW_WG = 64,
     C4_WG = 64,
@@ -155,16 +156,26 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     if (st != CT_OK) return st;
 
     const ct_ocl_kernel_id id = k->mvq;
-    /* short rows: several local rows of MVQ_NR0 src0 rows each, so no work-item idles */
-    const size_t total = ct_ocl_clamp_wg(be, id, MV_WG), nunits = (size_t)ne00 / MVQ_UNIT;
-    size_t lx = 1;
-    while (lx < total && lx < nunits) lx *= 2;
-    if (lx > total) lx = total;
-    local[0] = lx, local[1] = total / lx, local[2] = 1;
-    groups[0] = ((size_t)ne01 + MVQ_NR0 * local[1] - 1) / (MVQ_NR0 * local[1]);
+    const size_t total = ct_ocl_clamp_wg(be, id, MV_WG);
+    size_t rows_per_group, scratch;
+    if (be->dev->has_subgroups) {
+        /* 1-D groups of MVQ_SG_PAIRS sub-groups, MVQ_NR0 rows each; scratch holds IQ4_NL's table */
+        local[0] = total, local[1] = 1, local[2] = 1;
+        rows_per_group = MVQ_NR0 * MVQ_SG_PAIRS;
+        scratch = 16;
+    } else {
+        /* short rows: several local rows of MVQ_NR0 src0 rows each, so no work-item idles */
+        const size_t nunits = (size_t)ne00 / MVQ_UNIT;
+        size_t lx = 1;
+        while (lx < total && lx < nunits) lx *= 2;
+        if (lx > total) lx = total;
+        local[0] = lx, local[1] = total / lx, local[2] = 1;
+        rows_per_group = MVQ_NR0 * local[1];
+        scratch = MVQ_NR0 * MVQ_NR1 * total * sizeof(float); /* >= IQ4_NL's 16 bytes */
+    }
+    groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
     groups[1] = ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
     groups[2] = nbatch;
-    const size_t scratch = MVQ_NR0 * MVQ_NR1 * local[0] * local[1] * sizeof(float); /* >= IQ4_NL's 16 bytes */
 
     const cl_ulong nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];
     const cl_ulong nb1 = node->nb[1], nb2 = node->nb[2], nb3 = node->nb[3];

@@ -278,35 +278,17 @@ void mvq_yblocks(const int t, const int u, int *yb) {
         ulong nb3, int r2, int r3, ulong nrows, __local float *scratch
 #define MVQ_PASS src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
 
-/* Work-group (lx, ly): local row ly takes MVQ_NR0 src0 rows against up to MVQ_NR1
- * src1 rows; its work-items stride over the units, so each weight is read once. */
-void mvq(const int t, MVQ_ARGS) {
-    const int tid = get_local_id(0), wg = get_local_size(0);
-    const int r0 = (get_group_id(0) * get_local_size(1) + get_local_id(1)) * MVQ_NR0;
-    const int r1 = get_group_id(1) * MVQ_NR1;
-    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0), nr1 = min(MVQ_NR1, ne11 - r1);
-    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
-    const __global uchar *x =
-        src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)min(r0, ne01 - 1) * nb01;
-    const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
-    const __global uchar *yq = work + yrow0 * (ulong)ne00;
+/* This work-item's share of the dot products of MVQ_NR0 src0 rows at x (rows past
+ * nr0 repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
+ * work buffer (q at yq, (d, s) at yds): units lane, lane + nlanes, ... into acc[c][r]. */
+void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int nr0, const __global uchar *yq,
+              const __global float2 *yds, const int ne00, const int nr1, __local const char *kv, const int lane,
+              const int nlanes, float *acc) {
     const int nblk = ne00 / 32, nunits = ne00 / 64;
-    const __global float2 *yds = (const __global float2 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)nblk;
-
-    __local char *kv = (__local char *)scratch; /* IQ4_NL's values; the reduction reuses it after a barrier */
-    if (t == MM_IQ4_NL) {
-        const int l = get_local_id(1) * wg + tid;
-        if (l < 16) kv[l] = (char)mm_kvalues_iq4nl[l];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-
-    float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
     for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
-
-    for (int u = tid; u < nunits; u += wg) {
+    for (int u = lane; u < nunits; u += nlanes) {
         mvq_unit w[MVQ_NR0];
-        for (int r = 0; r < MVQ_NR0; r++) /* rows past nr0 repeat the last valid one; never stored */
-            mvq_decode(t, x + (ulong)min(r, max(nr0 - 1, 0)) * nb01, u, kv, &w[r]);
+        for (int r = 0; r < MVQ_NR0; r++) mvq_decode(t, x + (ulong)min(r, max(nr0 - 1, 0)) * nb01, u, kv, &w[r]);
         int yb[2];
         mvq_yblocks(t, u, yb);
         for (int c = 0; c < MVQ_NR1; c++) {
@@ -330,8 +312,51 @@ void mvq(const int t, MVQ_ARGS) {
             }
         }
     }
+}
 
+/* With sub-groups, a work-group covers MVQ_SG_PAIRS x MVQ_NR0 src0 rows (the encoder's
+ * count), each sub-group MVQ_NR0 of them at a time, reduced by sub_group_reduce_add:
+ * no local memory or barrier (a tree of 7 barriers cost as much as the dots when each
+ * work-item had two units). Any sub-group size works; 32-wide ones give one pair each.
+ * Without: a work-group (lx, ly) gives local row ly MVQ_NR0 rows, reduced in local memory. */
+#define MVQ_SG_PAIRS 4
+void mvq(const int t, MVQ_ARGS) {
+    const int r1 = get_group_id(1) * MVQ_NR1, nr1 = min(MVQ_NR1, ne11 - r1);
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
+    const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
+    const __global uchar *yq = work + yrow0 * (ulong)ne00;
+    const __global float2 *yds = (const __global float2 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 32);
+    __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
     const int nv = nr1 * MVQ_NR0;
+
+    __local char *kv = (__local char *)scratch; /* IQ4_NL's values; the reduction reuses it after a barrier */
+    if (t == MM_IQ4_NL) {
+        const int l = get_local_id(1) * get_local_size(0) + get_local_id(0);
+        if (l < 16) kv[l] = (char)mm_kvalues_iq4nl[l];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
+#if CT_HAS_SUBGROUPS
+    const int lane = get_sub_group_local_id(), nlanes = get_sub_group_size();
+    for (int pair = get_sub_group_id(); pair < MVQ_SG_PAIRS; pair += get_num_sub_groups()) {
+        const int r0 = (get_group_id(0) * MVQ_SG_PAIRS + pair) * MVQ_NR0;
+        if (r0 >= ne01) break; /* uniform in the sub-group */
+        const int nr0 = min(ne01 - r0, MVQ_NR0);
+        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, nlanes, acc);
+#pragma unroll
+        for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++) {
+            if (v >= nv) break;
+            const float s = sub_group_reduce_add(acc[v]);
+            const int c = v / MVQ_NR0, r = v % MVQ_NR0;
+            if (lane == 0 && r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
+        }
+    }
+#else
+    const int tid = get_local_id(0), wg = get_local_size(0);
+    const int r0 = (get_group_id(0) * get_local_size(1) + get_local_id(1)) * MVQ_NR0;
+    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
+    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, tid, wg, acc);
     __local float *part = scratch + get_local_id(1) * nv * wg;
     barrier(CLK_LOCAL_MEM_FENCE); /* IQ4_NL's table is no longer read */
 #pragma unroll
@@ -339,15 +364,11 @@ void mvq(const int t, MVQ_ARGS) {
         if (v < nv) part[v * wg + tid] = acc[v];
     barrier(CLK_LOCAL_MEM_FENCE);
     mm_mv_tree(nv, scratch);
-    const __local float *row = scratch + get_local_id(1) * nv * wg;
     for (int v = tid; v < nv; v += wg) {
         const int c = v / MVQ_NR0, r = v % MVQ_NR0;
-        if (r < nr0) {
-            __global float *d =
-                (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)(r1 + c) * nb1);
-            d[r0 + r] = row[v * wg];
-        }
+        if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = part[v * wg];
     }
+#endif
 }
 
 #define MVQ_KERNEL(name, T) \
