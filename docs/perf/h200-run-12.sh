@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Device call 12 (session 3): the whole tree with the staged 8-bit mat-vec: OpenCL tests and
+# ct-ops test on the NVIDIA device, then the full perf list.
+set -uo pipefail
+out=$1
+mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd CT_OPENCL_CACHE_DIR=/tmp/ct-opencl-cache
+b=/tmp/ct-build; t0=$(date +%s)
+cmake -S . -B $b -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build $b -j16 >/tmp/build.txt 2>&1 || { tail -20 /tmp/build.txt; exit 1; }
+x=$b/tools/ct-ops
+dev=$($x devices | awk '/^device [0-9]+: /{name=$3} /description:.*NVIDIA/{print name; exit}')
+{ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+  for t in test_opencl_math; do CT_TEST_OPENCL_DEVICE=$dev timeout 100 $b/tests/$t | tail -1; echo "$t rc=$?"; done
+  timeout 150 $x test -b $dev | tail -2; echo "ct-ops test rc=$?"; } > $out/test.txt 2>&1
+cat $out/test.txt; echo "$(( $(date +%s) - t0 )) s"
+timeout 280 $x perf -b "$dev" --json --min-time 0.1 > $out/perf.json 2> $out/perf.err; echo "perf rc=$? $(( $(date +%s) - t0 )) s"
+python3 - $out/perf.json <<'PY'
+import json,sys
+for l in open(sys.argv[1]):
+    d=json.loads(l)
+    if d.get('type')=='device': print('copy kernel %.0f driver %.0f'%(d['copy_kernel_gbps'],d['copy_driver_gbps'])); continue
+    if d.get('status')!='ok' or d['bytes_per_run']<4e6 and 'CHAIN' not in d['case']: continue
+    c=d['case'].replace('permute_','p').replace(',bs=[1,1],nr=[1,1],per=[0,1,2,3],v=0','').replace('type_','')
+    print('%-52s %8.1f %6.0f %4.2f'%(c[:52],d['us_per_run'],d['gbps'],d['bw_frac']))
+PY
