@@ -329,12 +329,11 @@ static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 ||
 /* The case takes the OpenCL 8-bit path (ops_mul_mat.c: mvq): quantized src0 in whole
  * 64-value units with word-aligned rows, packed src1 rows, a mat-vec batch. It
  * quantizes src1 to int8 blocks as the CPU does, so it must match the CPU to the
- * order of the block sums, and the exact reference only to the activations' rounding.
- * Rows must be whole 4-byte words (Q6_K: ne00 % 512 == 0). */
+ * order of the block sums, and the exact reference only to the activations' rounding. */
 static bool int8_path(const mm_p *p) {
     if (is_float(p->ta) || p->b_view == 2 || p->n >= 16 || p->k % 64 != 0) return false;
     size_t row = 0;
-    return ct_row_size(p->ta, p->k, &row) == CT_OK && row % 4 == 0;
+    return ct_row_size(p->ta, p->k, &row) == CT_OK && row % (p->ta == CT_TYPE_Q6_K ? 2 : 4) == 0;
 }
 
 static void mm_case(const mm_p *p) {
@@ -472,7 +471,7 @@ static void test_onehot(void) {
  * infinity), finite values to 1e-10 NMSE per row. */
 static void test_int8_specials(void) {
     static const ct_type types[] = {CT_TYPE_Q4_0, CT_TYPE_Q8_0, CT_TYPE_Q5_1, CT_TYPE_Q6_K};
-    enum { K = 512, N = 6, M = 9 }; /* Q6_K rows of whole words */
+    enum { K = 256, N = 6, M = 9 };
     static float b[N * K];
     for (int i = 0; i < N * K; i++) b[i] = tu_rand_uniform(-1.0f, 1.0f);
     b[1 * K + 5] = NAN;                                        /* row 1: NaN in block 0 */

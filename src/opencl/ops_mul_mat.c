@@ -5,7 +5,7 @@
  *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
  *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
  *   quantized src0, rows of 64-value units
- *     in whole 4-byte aligned words              -> quantize_qy (src1 into 8-bit blocks in the work
+ *     in 4-byte aligned words (Q6_K: 2)          -> quantize_qy (src1 into 8-bit blocks in the work
  *                                                 buffer), then mvq (2 src0 rows per local row x 8 src1
  *                                                 rows, integer dot products; kernels/mul_mvq.cl)
  *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
@@ -32,7 +32,6 @@ enum {
     MVQ_NR1 = 8,
     MVQ_UNIT = 64, /* src0 values per work-item step */
     MVQ_SG_PAIRS = 4, /* with sub-groups: MVQ_NR0-row pairs per work-group */
-    MVQ_MAX_UNIT_BYTES = 68, /* Q8_0's 64 values; the stages hold one unit per work-item and row */
     QY_WG = 64, /* as kernels/mul_mvq.cl: 8 blocks of 8 work-items */
     ROW_WG = 64,
     C4_WG = 64,
@@ -111,16 +110,14 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
            strides_aligned(a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
 }
 
-/* The 8-bit path applies: a quantized src0 in whole 64-value units, rows of whole
- * 4-byte words at 4-byte aligned addresses (the kernel stages them by words). */
+/* The 8-bit path applies: a quantized src0 in whole 64-value units whose words
+ * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2). */
 static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_kernels *k) {
     if (k->mvq == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, k->mvq) ||
         !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY) ||
         ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG)
         return false;
-    size_t row;
-    return a->ne[0] % MVQ_UNIT == 0 && ct_row_size(a->type, a->ne[0], &row) == CT_OK && row % 4 == 0 &&
-           strides_aligned(a, 1, 4);
+    return a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
 }
 
 /* src1 into 8-bit blocks in the work buffer, then the integer-dot mat-vec. */
@@ -165,7 +162,7 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
         /* 1-D groups of MVQ_SG_PAIRS sub-groups, MVQ_NR0 rows each; scratch holds IQ4_NL's table */
         local[0] = total, local[1] = 1, local[2] = 1;
         rows_per_group = MVQ_NR0 * MVQ_SG_PAIRS;
-        scratch = 16 + MVQ_NR0 * MVQ_MAX_UNIT_BYTES * total; /* IQ4_NL's table, a stage per sub-group */
+        scratch = 16;
     } else {
         /* short rows: several local rows of MVQ_NR0 src0 rows each, so no work-item idles */
         const size_t nunits = (size_t)ne00 / MVQ_UNIT;
@@ -174,8 +171,7 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
         if (lx > total) lx = total;
         local[0] = lx, local[1] = total / lx, local[2] = 1;
         rows_per_group = MVQ_NR0 * local[1];
-        scratch = 16 + MVQ_NR0 * MVQ_MAX_UNIT_BYTES * total; /* IQ4_NL's table, a stage per local row */
-        if (scratch < MVQ_NR0 * MVQ_NR1 * total * sizeof(float)) scratch = MVQ_NR0 * MVQ_NR1 * total * sizeof(float);
+        scratch = MVQ_NR0 * MVQ_NR1 * total * sizeof(float); /* >= IQ4_NL's 16 bytes */
     }
     groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
     groups[1] = ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;

@@ -14,9 +14,9 @@
  * src1 row r (r = (i13 * ne12 + i12) * ne11 + i11) has its q at r * ne10 and its
  * (d, s) pairs at nrows * ne10 + (r * ne10 / 32 + block) * 8.
  *
- * A work-item takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows, staged
- * in local memory by 32-bit words: the encoder requires ne00 % 64 == 0 and src0 rows
- * of whole words at 4-byte aligned addresses. */
+ * A work-item takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows; its
+ * loads are 32-bit words, so the encoder requires 4-byte aligned src0 rows (Q6_K,
+ * 210-byte blocks, reads 16-bit halves) and ne00 % 64 == 0. */
 
 #define MVQ_NR0 2 /* src0 rows per local row of the work-group */
 #define MVQ_NR1 8 /* src1 rows per work-group */
@@ -111,8 +111,8 @@ typedef struct mvq_unit {
     float a[2], b[2];
 } mvq_unit;
 
-/* word i (32 bits) at a 4-byte aligned address of the staged chunk */
-uint mvq_w(__local const uchar *p, int i) { return ((__local const uint *)p)[i]; }
+/* word i (32 bits) at a 4-byte aligned address */
+uint mvq_w(const __global uchar *p, int i) { return ((const __global uint *)p)[i]; }
 /* the 32 bits at byte offset 2 of words i, i + 1 */
 uint mvq_mid(uint lo, uint hi) { return (lo >> 16) | (hi << 16); }
 float mvq_h(uint bits16) {
@@ -132,26 +132,14 @@ void mvq_nibbles(const uint *q, int *p) {
     }
 }
 
-/* mm_scale_min_k4 on the staged chunk (OpenCL C 1.2 has no generic address space) */
-void mvq_scale_min_k4(int j, __local const uchar *s, int *d, int *m) {
-    if (j < 4) {
-        *d = s[j] & 63;
-        *m = s[j + 4] & 63;
-    } else {
-        *d = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
-        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-}
-
-/* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
-void mvq_decode(const int t, __local const uchar *x, const int u, __local const char *kv, mvq_unit *o) {
+void mvq_decode(const int t, const __global uchar *x, const int u, __local const char *kv, mvq_unit *o) {
     for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
     o->b[0] = o->b[1] = 0.0f;
     switch (t) {
     case MM_Q4_0:
     case MM_IQ4_NL: { /* two 18-byte blocks: d | qs[16] */
-        __local const uchar *b = x + 36 * u;
+        const __global uchar *b = x + 36 * u;
         uint w[9];
         for (int i = 0; i < 9; i++) w[i] = mvq_w(b, i);
         const uint q0[4] = {mvq_mid(w[0], w[1]), mvq_mid(w[1], w[2]), mvq_mid(w[2], w[3]), mvq_mid(w[3], w[4])};
@@ -171,7 +159,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
     }
     case MM_Q4_1: { /* two 20-byte blocks: d, m | qs[16] */
         for (int j = 0; j < 2; j++) {
-            __local const uchar *b = x + 20 * (2 * u + j);
+            const __global uchar *b = x + 20 * (2 * u + j);
             const uint h = mvq_w(b, 0);
             const uint q[4] = {mvq_w(b, 1), mvq_w(b, 2), mvq_w(b, 3), mvq_w(b, 4)};
             mvq_nibbles(q, o->p + 8 * j);
@@ -183,7 +171,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
     case MM_Q5_1: { /* Q5_0: two 22-byte blocks d | qh[4] | qs[16]; Q5_1: 24-byte d, m | qh | qs */
         uint qh[2], q[2][4];
         if (t == MM_Q5_0) {
-            __local const uchar *b = x + 44 * u;
+            const __global uchar *b = x + 44 * u;
             uint w[11];
             for (int i = 0; i < 11; i++) w[i] = mvq_w(b, i);
             qh[0] = mvq_mid(w[0], w[1]);
@@ -194,7 +182,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
             o->off = 16;
         } else {
             for (int j = 0; j < 2; j++) {
-                __local const uchar *b = x + 24 * (2 * u + j);
+                const __global uchar *b = x + 24 * (2 * u + j);
                 const uint h = mvq_w(b, 0);
                 qh[j] = mvq_w(b, 1);
                 for (int k = 0; k < 4; k++) q[j][k] = mvq_w(b, 2 + k);
@@ -211,7 +199,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
         return;
     }
     case MM_Q8_0: { /* two 34-byte blocks: d | qs[32] */
-        __local const uchar *b = x + 68 * u;
+        const __global uchar *b = x + 68 * u;
         uint w[17];
         for (int i = 0; i < 17; i++) w[i] = mvq_w(b, i);
         for (int k = 0; k < 8; k++) o->p[k] = (int)mvq_mid(w[k], w[k + 1]);
@@ -222,9 +210,9 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
     case MM_Q4_K:
     case MM_Q5_K: { /* chunk c of a super-block: sub-blocks 2c (low nibbles), 2c + 1 (high) */
         const int q4k = t == MM_Q4_K;
-        __local const uchar *b = x + (q4k ? 144 : 176) * (u >> 2);
+        const __global uchar *b = x + (q4k ? 144 : 176) * (u >> 2);
         const int c = u & 3;
-        __local const uchar *qs = b + (q4k ? 16 : 48) + 32 * c;
+        const __global uchar *qs = b + (q4k ? 16 : 48) + 32 * c;
         const uint h = mvq_w(b, 0);
         uint q[8];
         for (int k = 0; k < 8; k++) q[k] = mvq_w(qs, k);
@@ -242,7 +230,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
         const float d = mvq_h(h), dmin = mvq_h(h >> 16);
         for (int j = 0; j < 2; j++) {
             int sc, m;
-            mvq_scale_min_k4(2 * c + j, b + 4, &sc, &m);
+            mm_scale_min_k4(2 * c + j, b + 4, &sc, &m);
             o->a[j] = d * (float)sc;
             o->b[j] = -(dmin * (float)m);
         }
@@ -250,10 +238,10 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
     }
     default: { /* MM_Q6_K, 210-byte blocks (16-bit aligned): unit (h, kk) holds y blocks
                 * 4h + kk (low nibbles, qh bits 2kk) and 4h + kk + 2 (high, bits 2kk + 4) */
-        __local const uchar *b = x + 210 * (u >> 2);
+        const __global uchar *b = x + 210 * (u >> 2);
         const int h = (u >> 1) & 1, kk = u & 1;
-        __local const ushort *ql = (__local const ushort *)(b + 64 * h + 32 * kk);
-        __local const ushort *qh = (__local const ushort *)(b + 128 + 32 * h);
+        const __global ushort *ql = (const __global ushort *)(b + 64 * h + 32 * kk);
+        const __global ushort *qh = (const __global ushort *)(b + 128 + 32 * h);
         for (int k = 0; k < 8; k++) {
             const uint l = (uint)ql[2 * k] | ((uint)ql[2 * k + 1] << 16);
             const uint hb = (uint)qh[2 * k] | ((uint)qh[2 * k + 1] << 16);
@@ -263,9 +251,9 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
             o->p[k] = (int)(((v0 | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
             o->p[8 + k] = (int)(((v1 | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
         }
-        __local const char *sc = (__local const char *)(b + 192 + 8 * h + 2 * kk);
+        const __global char *sc = (const __global char *)(b + 192 + 8 * h + 2 * kk);
         o->m[0] = sc[0], o->m[1] = sc[1], o->m[2] = sc[4], o->m[3] = sc[5];
-        o->a[0] = o->a[1] = vload_half(0, (__local const half *)(b + 208));
+        o->a[0] = o->a[1] = vload_half(0, (const __global half *)(b + 208));
         return;
     }
     }
@@ -290,54 +278,17 @@ void mvq_yblocks(const int t, const int u, int *yb) {
         ulong nb3, int r2, int r3, ulong nrows, __local float *scratch
 #define MVQ_PASS src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
 
-/* Bytes of n units from a unit that starts a super-block (K-quants: n % 4 == 0). */
-int mvq_units_bytes(const int t, const int n) {
-    switch (t) {
-    case MM_Q4_0: case MM_IQ4_NL: return 36 * n;
-    case MM_Q4_1: return 40 * n;
-    case MM_Q5_0: return 44 * n;
-    case MM_Q5_1: return 48 * n;
-    case MM_Q8_0: return 68 * n;
-    case MM_Q4_K: return 144 * (n / 4);
-    case MM_Q5_K: return 176 * (n / 4);
-    default: return 210 * (n / 4); /* MM_Q6_K */
-    }
-}
-
-/* Synchronizes the work-items that share a stage: a sub-group, or the work-group. */
-#if CT_HAS_SUBGROUPS
-#define MVQ_TEAM_BARRIER() sub_group_barrier(CLK_LOCAL_MEM_FENCE)
-#else
-#define MVQ_TEAM_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#endif
-
 /* This work-item's share of the dot products of MVQ_NR0 src0 rows at x (rows past
  * nr0 repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
- * work buffer (q at yq, (d, s) at yds), into acc[c][r]. The team of nlanes work-items
- * (lane = this one's index) takes nlanes units at a time: it first copies their bytes
- * into its stage (MVQ_NR0 x mvq_units_bytes(t, nlanes) bytes of local memory) with
- * neighbouring words on neighbouring lanes, then each lane decodes its unit from
- * there. Read straight from global memory, a lane's words are a unit (36-68 bytes)
- * apart, and every load instruction touched ~9 cache lines on the H200. */
+ * work buffer (q at yq, (d, s) at yds): units lane, lane + nlanes, ... into acc[c][r]. */
 void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int nr0, const __global uchar *yq,
               const __global float2 *yds, const int ne00, const int nr1, __local const char *kv, const int lane,
-              const int nlanes, __local uchar *stage, float *acc) {
-    const int nblk = ne00 / 32, nunits = ne00 / 64, chunk = mvq_units_bytes(t, nlanes);
+              const int nlanes, float *acc) {
+    const int nblk = ne00 / 32, nunits = ne00 / 64;
     for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
-    for (int base = 0; base < nunits; base += nlanes) {
-        const int nwords = mvq_units_bytes(t, min(nlanes, nunits - base)) / 4;
-        MVQ_TEAM_BARRIER(); /* the previous chunk's readers are done */
-        for (int r = 0; r < MVQ_NR0; r++) {
-            const __global uint *src =
-                (const __global uint *)(x + (ulong)min(r, max(nr0 - 1, 0)) * nb01 + mvq_units_bytes(t, base));
-            __local uint *dst = (__local uint *)(stage + r * chunk);
-            for (int w = lane; w < nwords; w += nlanes) dst[w] = src[w];
-        }
-        MVQ_TEAM_BARRIER();
-        const int u = base + lane;
-        if (u >= nunits) continue;
+    for (int u = lane; u < nunits; u += nlanes) {
         mvq_unit w[MVQ_NR0];
-        for (int r = 0; r < MVQ_NR0; r++) mvq_decode(t, stage + r * chunk, lane, kv, &w[r]);
+        for (int r = 0; r < MVQ_NR0; r++) mvq_decode(t, x + (ulong)min(r, max(nr0 - 1, 0)) * nb01, u, kv, &w[r]);
         int yb[2];
         mvq_yblocks(t, u, yb);
         for (int c = 0; c < MVQ_NR1; c++) {
@@ -379,10 +330,7 @@ void mvq(const int t, MVQ_ARGS) {
     __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
     const int nv = nr1 * MVQ_NR0;
 
-    /* scratch: IQ4_NL's values (16 bytes), then a stage per team; the reduction without
-     * sub-groups reuses all of it after a barrier */
-    __local char *kv = (__local char *)scratch;
-    __local uchar *stages = (__local uchar *)scratch + 16;
+    __local char *kv = (__local char *)scratch; /* IQ4_NL's values; the reduction reuses it after a barrier */
     if (t == MM_IQ4_NL) {
         const int l = get_local_id(1) * get_local_size(0) + get_local_id(0);
         if (l < 16) kv[l] = (char)mm_kvalues_iq4nl[l];
@@ -395,8 +343,7 @@ void mvq(const int t, MVQ_ARGS) {
         const int r0 = (get_group_id(0) * MVQ_SG_PAIRS + pair) * MVQ_NR0;
         if (r0 >= ne01) break; /* uniform in the sub-group */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
-        __local uchar *stage = stages + get_sub_group_id() * MVQ_NR0 * mvq_units_bytes(t, nlanes);
-        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, nlanes, stage, acc);
+        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, nlanes, acc);
 #pragma unroll
         for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++) {
             if (v >= nv) break;
@@ -409,8 +356,7 @@ void mvq(const int t, MVQ_ARGS) {
     const int tid = get_local_id(0), wg = get_local_size(0);
     const int r0 = (get_group_id(0) * get_local_size(1) + get_local_id(1)) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    __local uchar *stage = stages + get_local_id(1) * MVQ_NR0 * mvq_units_bytes(t, wg);
-    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, tid, wg, stage, acc);
+    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, tid, wg, acc);
     __local float *part = scratch + get_local_id(1) * nv * wg;
     barrier(CLK_LOCAL_MEM_FENCE); /* IQ4_NL's table is no longer read */
 #pragma unroll
