@@ -15,6 +15,9 @@ bool ct_cpu_norm_supported(const ct_tensor *op) {
     return op->op != CT_OP_GROUP_NORM || op->op_params[0] > 0;
 }
 
+/* Outputs from this size on are written with non-temporal stores (past any cache). */
+#define STREAM_MIN_BYTES ((size_t)32 << 20)
+
 static float param_f32(const ct_tensor *t, int i) {
     float v;
     memcpy(&v, &t->op_params[i], sizeof v);
@@ -87,10 +90,18 @@ __attribute__((target("avx2"))) static double lane_sum_avx2(const float *x, floa
     return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
 }
 
+/* stream: non-temporal stores from the first 32-byte boundary of y on, for outputs
+ * larger than the caches: a normal store first reads the line it writes, a third
+ * stream of memory traffic beside the row read and the row written. */
 __attribute__((target("avx2"))) static void shift_scale_avx2(const float *x, float c, float scale, float *y,
-                                                             int64_t n) {
+                                                             int64_t n, bool stream) {
     const __m256 vc = _mm256_set1_ps(c), vs = _mm256_set1_ps(scale);
     int64_t i = 0;
+    if (stream) {
+        for (; i < n && (uintptr_t)(y + i) % 32 != 0; i++) y[i] = (x[i] - c) * scale;
+        for (; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
+        _mm_sfence(); /* ordered before the threads' barrier */
+    }
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
     for (; i < n; i++) y[i] = (x[i] - c) * scale;
 }
@@ -111,12 +122,15 @@ static double row_sum(const char *x, size_t sx, float c, bool square, int64_t n,
     return sx == sizeof(float) ? lane_sum(x, sizeof(float), c, square, n) : lane_sum(x, sx, c, square, n);
 }
 
-static void row_shift_scale(const char *x, size_t sx, float c, float scale, char *y, size_t sy, int64_t n) {
+static void row_shift_scale(const char *x, size_t sx, float c, float scale, char *y, size_t sy, int64_t n,
+                            bool stream) {
 #ifdef HAVE_AVX2
     if (packed_f32(x, sx) && packed_f32(y, sy) && ct_types_use_avx2()) {
-        shift_scale_avx2((const float *)(const void *)x, c, scale, (float *)(void *)y, n);
+        shift_scale_avx2((const float *)(const void *)x, c, scale, (float *)(void *)y, n, stream);
         return;
     }
+#else
+    (void)stream;
 #endif
     if (sx == sizeof(float) && sy == sizeof(float)) shift_scale(x, sizeof(float), c, scale, y, sizeof(float), n);
     else shift_scale(x, sx, c, scale, y, sy, n);
@@ -163,7 +177,8 @@ static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
         for (int64_t i02 = c0; i02 < c1; i02++)
             for (int64_t i01 = 0; i01 < ne01; i01++)
                 row_shift_scale(x3 + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2], nb00, mean, scale,
-                                y3 + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2], nb0, ne00);
+                                y3 + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2], nb0, ne00,
+                                ct_nbytes(dst) >= STREAM_MIN_BYTES);
     }
 }
 
@@ -183,6 +198,7 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
     int64_t r0, r1;
     split(ct_nrows(a), params, &r0, &r1);
     int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
+    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
     for (int64_t r = r0; r < r1; r++) {
         const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
         char *y = (char *)dst->data + (size_t)i01 * nb1 + (size_t)i02 * nb2 + (size_t)i03 * nb3;
@@ -191,13 +207,13 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
             const char *next = r + 1 < r1 && i01 + 1 < ne01 && nb00 == sizeof(float) ? x + nb01 : NULL;
             const float mean = (float)(row_sum(x, nb00, 0.0f, false, ne00, NULL) / (double)ne00);
             const float variance = (float)(row_sum(x, nb00, mean, true, ne00, next) / (double)ne00);
-            row_shift_scale(x, nb00, mean, 1.0f / sqrtf(variance + eps), y, nb0, ne00);
+            row_shift_scale(x, nb00, mean, 1.0f / sqrtf(variance + eps), y, nb0, ne00, stream);
         } else if (op == CT_OP_RMS_NORM) {
             const float mean = (float)(row_sum(x, nb00, 0.0f, true, ne00, NULL) / (double)ne00);
-            row_shift_scale(x, nb00, 0.0f, 1.0f / sqrtf(mean + eps), y, nb0, ne00);
+            row_shift_scale(x, nb00, 0.0f, 1.0f / sqrtf(mean + eps), y, nb0, ne00, stream);
         } else {
             const float s = (float)row_sum(x, nb00, 0.0f, true, ne00, NULL);
-            row_shift_scale(x, nb00, 0.0f, 1.0f / fmaxf(sqrtf(s), eps), y, nb0, ne00);
+            row_shift_scale(x, nb00, 0.0f, 1.0f / fmaxf(sqrtf(s), eps), y, nb0, ne00, stream);
         }
         if (++i01 == ne01) {
             i01 = 0;
