@@ -84,6 +84,33 @@ static inline float load_f32(ct_type stype, const char *p) {
 
 static bool aligned(const void *p, size_t a) { return (uintptr_t)p % a == 0; }
 
+/* Floats quantized between two rounds of prefetches of the next row (a multiple of every block size). */
+#define PF_FLOATS 256
+
+static inline void prefetch_bytes(const char *p, size_t n, bool write) {
+    for (size_t i = 0; i < n; i += 64) {
+        if (write) __builtin_prefetch(p + i, 1, 3);
+        else __builtin_prefetch(p + i, 0, 3);
+    }
+}
+
+/* A packed F32 row quantized PF_FLOATS at a time, each step first prefetching the same
+ * part of the next row this thread writes (next_src, next_out; NULL at the last): its
+ * destination is at a random index, where no hardware prefetcher looks, and without
+ * the prefetch the two threads alternate between quantizing and waiting for memory
+ * (the in-cache rate and the memory time added up). */
+static void quantize_row_prefetch(ct_quantize_fn quant, int64_t blck, size_t ts, const float *src, char *out,
+                                  int64_t n, const char *next_src, char *next_out) {
+    for (int64_t i0 = 0; i0 < n; i0 += PF_FLOATS) {
+        const int64_t m = n - i0 < PF_FLOATS ? n - i0 : PF_FLOATS;
+        if (next_src) {
+            prefetch_bytes(next_src + (size_t)i0 * sizeof(float), (size_t)m * sizeof(float), false);
+            prefetch_bytes(next_out + (size_t)(i0 / blck) * ts, (size_t)(m / blck) * ts, true);
+        }
+        quant(src + i0, out + (size_t)(i0 / blck) * ts, m);
+    }
+}
+
 /* Writes one converted source row with the types layer's unchecked (SIMD) row functions.
  * Block formats quantize every block on its own, so quantizing the row chunk by chunk
  * gives the bytes of one ct_quantize_row over it. */
@@ -128,6 +155,17 @@ static void write_row(ct_type dtype, ct_type stype, const char *src, size_t nb00
 /* Duplicate indices: a destination row (r, i02, i03) belongs to one thread, chosen from r and the
  * batch, and that thread writes its rows in source order, so the source row with the largest i
  * wins, for any thread count, with no two threads writing the same row. */
+/* The first source row in [from, ne01) that this thread writes (ne01 if none): rows go to
+ * threads by destination index, in groups of `group`, rotated by the batch. */
+static int64_t next_owned(const char *idx, size_t nb10, bool i64, int64_t group, int64_t nth, int64_t ith,
+                          int64_t batch, int64_t from, int64_t ne01) {
+    for (int64_t i = from; i < ne01; i++) {
+        const int64_t r = load_index(idx + (size_t)i * nb10, i64);
+        if (nth == 1 || ((r / group) % nth + batch) % nth == ith) return i;
+    }
+    return ne01;
+}
+
 void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *b = dst->src[0], *c = dst->src[1];
     if (ct_is_empty(b)) return;
@@ -145,6 +183,14 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const size_t rs = ct_type_size(dst->type) * (size_t)(ne00 / ct_type_block_size(dst->type));
     const int64_t group = rs >= 64 || rs == 0 ? 1 : (int64_t)((64 + rs - 1) / rs);
 
+    /* packed, aligned F32 rows into a converted type: with prefetches of the next row
+     * (F32 into F32 is a copy the hardware prefetchers keep up with) */
+    const ct_quantize_fn quant = ct_get_quantize_fn(dst->type);
+    const int64_t blck = ct_type_block_size(dst->type);
+    const size_t ts = ct_type_size(dst->type);
+    const bool packed = b->type == CT_TYPE_F32 && dst->type != CT_TYPE_F32 && nb00 == sizeof(float) && aligned(b->data, _Alignof(float)) &&
+                        nb01 % _Alignof(float) == 0 && nb02 % _Alignof(float) == 0 && nb03 % _Alignof(float) == 0;
+
     float tmp[TMP_FLOATS];
     for (int64_t i03 = 0; i03 < ne03; i03++) {
         for (int64_t i02 = 0; i02 < ne02; i02++) {
@@ -152,6 +198,20 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
             const char *idx = (const char *)c->data + (size_t)(i02 % ne11) * nb11 + (size_t)(i03 % ne12) * nb12;
             const char *src = (const char *)b->data + (size_t)i02 * nb02 + (size_t)i03 * nb03;
             char *out = (char *)dst->data + (size_t)i02 * nb2 + (size_t)i03 * nb3;
+            if (packed) {
+                /* each row with the next one this thread writes in view, for prefetching */
+                int64_t i = next_owned(idx, nb10, i64, group, nth, ith, batch, 0, ne01), r = 0;
+                if (i < ne01) r = load_index(idx + (size_t)i * nb10, i64);
+                while (i < ne01) {
+                    const int64_t j = next_owned(idx, nb10, i64, group, nth, ith, batch, i + 1, ne01);
+                    const int64_t rj = j < ne01 ? load_index(idx + (size_t)j * nb10, i64) : 0;
+                    quantize_row_prefetch(quant, blck, ts, (const float *)(const void *)(src + (size_t)i * nb01),
+                                          out + (size_t)r * nb1, ne00, j < ne01 ? src + (size_t)j * nb01 : NULL,
+                                          out + (size_t)rj * nb1);
+                    i = j, r = rj;
+                }
+                continue;
+            }
             for (int64_t i = 0; i < ne01; i++) {
                 const int64_t r = load_index(idx + (size_t)i * nb10, i64);
                 if (nth > 1 && ((r / group) % nth + batch) % nth != ith) continue;
