@@ -84,6 +84,24 @@ static void dequant_row_strided(ct_type type, ct_dequantize_fn deq, const char *
     }
 }
 
+/* Values dequantized between two rounds of prefetches of the next row (a multiple of every block size). */
+#define PF_FLOATS 256
+
+/* A row dequantized PF_FLOATS at a time, each step first prefetching the same part of
+ * the next source row (next, NULL at the last): it sits at a random index, where no
+ * hardware prefetcher looks. */
+static void dequant_row_prefetch(ct_dequantize_fn deq, int64_t blck, size_t ts, const char *src, float *out,
+                                 int64_t n, const char *next) {
+    for (int64_t i0 = 0; i0 < n; i0 += PF_FLOATS) {
+        const int64_t m = n - i0 < PF_FLOATS ? n - i0 : PF_FLOATS;
+        if (next) {
+            const char *p = next + (size_t)(i0 / blck) * ts;
+            for (size_t b = 0; b < (size_t)(m / blck) * ts; b += 64) __builtin_prefetch(p + b, 0, 3);
+        }
+        deq(src + (size_t)(i0 / blck) * ts, out + i0, m);
+    }
+}
+
 void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *a = dst->src[0], *b = dst->src[1];
     if (ct_is_empty(dst)) return;
@@ -105,19 +123,40 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t r1 = r0 + per + (params->ith < rem ? 1 : 0);
     if (r0 >= r1) return;
 
+    /* quantized rows stream through the prefetching loop; plain and strided ones do not need it */
+    const int64_t blck = ct_type_block_size(type);
+    const size_t ts = ct_type_size(type);
+    const bool prefetch = direct && blck > 1;
+
     float tmp[TMP_FLOATS];
     int64_t i10 = r0 % ne10, i11 = (r0 / ne10) % ne11, i12 = r0 / (ne10 * ne11);
+    const char *src = NULL;
     for (int64_t ir = r0; ir < r1; ir++) {
-        const int64_t r = load_i32((const char *)b->data + (size_t)i10 * nb10 + (size_t)i11 * nb11 + (size_t)i12 * nb12);
-        const char *src = (const char *)a->data + (size_t)r * nb01 + (size_t)i11 * nb02 + (size_t)i12 * nb03;
+        if (!src) {
+            const int64_t r =
+                load_i32((const char *)b->data + (size_t)i10 * nb10 + (size_t)i11 * nb11 + (size_t)i12 * nb12);
+            src = (const char *)a->data + (size_t)r * nb01 + (size_t)i11 * nb02 + (size_t)i12 * nb03;
+        }
         char *out = (char *)dst->data + (size_t)i10 * nb1 + (size_t)i11 * nb2 + (size_t)i12 * nb3;
+        const char *next = NULL; /* the next row's source, found now for the prefetches */
+        if (ir + 1 < r1) {
+            const int64_t j10 = i10 + 1 < ne10 ? i10 + 1 : 0;
+            const int64_t j11 = j10 ? i11 : (i11 + 1 < ne11 ? i11 + 1 : 0);
+            const int64_t j12 = j10 || j11 ? i12 : i12 + 1;
+            const int64_t r =
+                load_i32((const char *)b->data + (size_t)j10 * nb10 + (size_t)j11 * nb11 + (size_t)j12 * nb12);
+            next = (const char *)a->data + (size_t)r * nb01 + (size_t)j11 * nb02 + (size_t)j12 * nb03;
+        }
         if (plain4) {
             copy_row_4(src, nb00, out, nb0, ne00);
+        } else if (prefetch) {
+            dequant_row_prefetch(deq, blck, ts, src, (float *)(void *)out, ne00, next);
         } else if (direct) {
             deq(src, (float *)(void *)out, ne00);
         } else {
             dequant_row_strided(type, deq, src, nb00, tmp, out, nb0, ne00);
         }
+        src = next;
         if (++i10 == ne10) {
             i10 = 0;
             if (++i11 == ne11) {
