@@ -217,7 +217,7 @@ static void set_i32(const ct_tensor *t, int64_t i0, int64_t i1, int64_t i2, int3
  * [ne10, ne02, ne03] plain or transposed (strided along dim 0). */
 static void get_rows_case(ct_type type, int64_t ne00, int64_t ne01, int64_t ne02, int64_t ne03, int64_t ne10,
                           int layout, bool idx_transposed) {
-    ct_context *c = new_ctx();
+    ct_context *c = new_ctx_bytes((size_t)(ne00 * ne10 * ne02 * ne03) * sizeof(float) + (32u << 20));
     const int64_t ne[4] = {ne00, ne01, ne02, ne03};
     ct_tensor *a = make_src(c, type, ne, layout, true);
     ct_tensor *b;
@@ -289,6 +289,9 @@ static void test_get_rows(void) {
             get_rows_case(t, 1100, 3, 1, 1, 2, LAYOUT_TRANSPOSED, true); /* more than one scratch chunk */
         }
     }
+    /* Outputs past 32 MiB: block rows dequantize through non-temporal stores (q4_0: a last step of 32) */
+    get_rows_case(CT_TYPE_Q4_0, 4128, 64, 1, 1, 2050, LAYOUT_PLAIN, false);
+    get_rows_case(CT_TYPE_Q6_K, 4352, 64, 1, 1, 1930, LAYOUT_PLAIN, false);
     get_rows_case(CT_TYPE_I32, 256, 5, 7, 1, 4, LAYOUT_PLAIN, false);
     get_rows_case(CT_TYPE_I32, 33, 5, 2, 3, 4, LAYOUT_TRANSPOSED, true);
     get_rows_case(CT_TYPE_I32, 1, 1, 1, 1, 1, LAYOUT_PLAIN, false);

@@ -4,6 +4,9 @@
 #include "types/types_internal.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Floats of scratch for rows that cannot be dequantized straight into dst (a multiple of every block size). */
 #define TMP_FLOATS 1024
@@ -84,6 +87,9 @@ static void dequant_row_strided(ct_type type, ct_dequantize_fn deq, const char *
     }
 }
 
+/* Outputs from this size on are written with non-temporal stores (past any cache). */
+#define STREAM_MIN_BYTES ((size_t)32 << 20)
+
 /* Values dequantized between two rounds of prefetches of the next row (a multiple of every block size). */
 #define PF_FLOATS 256
 
@@ -91,13 +97,27 @@ static void dequant_row_strided(ct_type type, ct_dequantize_fn deq, const char *
  * the next source row (next, NULL at the last): it sits at a random index, where no
  * hardware prefetcher looks. */
 static void dequant_row_prefetch(ct_dequantize_fn deq, int64_t blck, size_t ts, const char *src, float *out,
-                                 int64_t n, const char *next) {
+                                 int64_t n, const char *next, bool stream) {
+#ifdef __SSE2__
+    float buf[PF_FLOATS] __attribute__((aligned(16)));
+    stream = stream && (uintptr_t)out % 16 == 0;
+#else
+    stream = false;
+#endif
     for (int64_t i0 = 0; i0 < n; i0 += PF_FLOATS) {
         const int64_t m = n - i0 < PF_FLOATS ? n - i0 : PF_FLOATS;
         if (next) {
             const char *p = next + (size_t)(i0 / blck) * ts;
             for (size_t b = 0; b < (size_t)(m / blck) * ts; b += 64) __builtin_prefetch(p + b, 0, 3);
         }
+#ifdef __SSE2__
+        if (stream && m % 4 == 0) {
+            /* through an L1 buffer into non-temporal stores: no read-for-ownership of out */
+            deq(src + (size_t)(i0 / blck) * ts, buf, m);
+            for (int64_t i = 0; i < m; i += 4) _mm_stream_ps(out + i0 + i, _mm_load_ps(buf + i));
+            continue;
+        }
+#endif
         deq(src + (size_t)(i0 / blck) * ts, out + i0, m);
     }
 }
@@ -127,6 +147,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t blck = ct_type_block_size(type);
     const size_t ts = ct_type_size(type);
     const bool prefetch = direct && blck > 1;
+    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
 
     float tmp[TMP_FLOATS];
     int64_t i10 = r0 % ne10, i11 = (r0 / ne10) % ne11, i12 = r0 / (ne10 * ne11);
@@ -150,7 +171,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
         if (plain4) {
             copy_row_4(src, nb00, out, nb0, ne00);
         } else if (prefetch) {
-            dequant_row_prefetch(deq, blck, ts, src, (float *)(void *)out, ne00, next);
+            dequant_row_prefetch(deq, blck, ts, src, (float *)(void *)out, ne00, next, stream);
         } else if (direct) {
             deq(src, (float *)(void *)out, ne00);
         } else {
@@ -165,4 +186,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
             }
         }
     }
+#ifdef __SSE2__
+    if (prefetch && stream) _mm_sfence(); /* the non-temporal stores before the threads' barrier */
+#endif
 }
