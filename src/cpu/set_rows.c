@@ -4,6 +4,9 @@
 #include "types/types_internal.h"
 
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Floats of scratch for F16 or strided source rows (a multiple of every block size). */
 #define TMP_FLOATS 1024
@@ -84,6 +87,9 @@ static inline float load_f32(ct_type stype, const char *p) {
 
 static bool aligned(const void *p, size_t a) { return (uintptr_t)p % a == 0; }
 
+/* Destinations from this size on are written with non-temporal stores (past any cache). */
+#define STREAM_MIN_BYTES ((size_t)32 << 20)
+
 /* Floats quantized between two rounds of prefetches of the next row (a multiple of every block size). */
 #define PF_FLOATS 256
 
@@ -100,14 +106,31 @@ static inline void prefetch_bytes(const char *p, size_t n, bool write) {
  * the prefetch the two threads alternate between quantizing and waiting for memory
  * (the in-cache rate and the memory time added up). */
 static void quantize_row_prefetch(ct_quantize_fn quant, int64_t blck, size_t ts, const float *src, char *out,
-                                  int64_t n, const char *next_src, char *next_out) {
+                                  int64_t n, const char *next_src, char *next_out, bool stream) {
+#ifdef __SSE2__
+    float buf[PF_FLOATS] __attribute__((aligned(16))); /* PF_FLOATS values take at most as many floats */
+    stream = stream && (uintptr_t)out % 16 == 0;
+#else
+    stream = false;
+#endif
     for (int64_t i0 = 0; i0 < n; i0 += PF_FLOATS) {
         const int64_t m = n - i0 < PF_FLOATS ? n - i0 : PF_FLOATS;
+        const size_t bytes = (size_t)(m / blck) * ts;
+        char *o = out + (size_t)(i0 / blck) * ts;
         if (next_src) {
             prefetch_bytes(next_src + (size_t)i0 * sizeof(float), (size_t)m * sizeof(float), false);
-            prefetch_bytes(next_out + (size_t)(i0 / blck) * ts, (size_t)(m / blck) * ts, true);
+            if (!stream) prefetch_bytes(next_out + (size_t)(i0 / blck) * ts, bytes, true);
         }
-        quant(src + i0, out + (size_t)(i0 / blck) * ts, m);
+#ifdef __SSE2__
+        if (stream && bytes % 16 == 0 && (uintptr_t)o % 16 == 0) {
+            /* through an L1 buffer into non-temporal stores: no read-for-ownership of out */
+            quant(src + i0, buf, m);
+            for (size_t b = 0; b < bytes; b += 16)
+                _mm_stream_ps((float *)(void *)(o + b), _mm_load_ps((const float *)(const void *)((char *)buf + b)));
+            continue;
+        }
+#endif
+        quant(src + i0, o, m);
     }
 }
 
@@ -191,6 +214,8 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const bool packed = b->type == CT_TYPE_F32 && dst->type != CT_TYPE_F32 && nb00 == sizeof(float) && aligned(b->data, _Alignof(float)) &&
                         nb01 % _Alignof(float) == 0 && nb02 % _Alignof(float) == 0 && nb03 % _Alignof(float) == 0;
 
+    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
+
     float tmp[TMP_FLOATS];
     for (int64_t i03 = 0; i03 < ne03; i03++) {
         for (int64_t i02 = 0; i02 < ne02; i02++) {
@@ -207,7 +232,7 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
                     const int64_t rj = j < ne01 ? load_index(idx + (size_t)j * nb10, i64) : 0;
                     quantize_row_prefetch(quant, blck, ts, (const float *)(const void *)(src + (size_t)i * nb01),
                                           out + (size_t)r * nb1, ne00, j < ne01 ? src + (size_t)j * nb01 : NULL,
-                                          out + (size_t)rj * nb1);
+                                          out + (size_t)rj * nb1, stream);
                     i = j, r = rj;
                 }
                 continue;
@@ -219,4 +244,7 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
             }
         }
     }
+#ifdef __SSE2__
+    if (packed && stream) _mm_sfence(); /* the non-temporal stores before the threads' barrier */
+#endif
 }
