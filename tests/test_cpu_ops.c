@@ -808,7 +808,7 @@ static void norm_case(ct_op op, const int64_t ne[4], int layout, float eps, floa
 }
 
 static void group_norm_case(const int64_t ne[4], int layout, int n_groups, float eps) {
-    ct_context *c = new_ctx();
+    ct_context *c = new_ctx_bytes((size_t)(ne[0] * ne[1] * ne[2] * ne[3]) * 2 * sizeof(float) + (32u << 20));
     ct_tensor *a = make_f32(c, ne, layout, 3.0f, false);
     ct_tensor *dst = ct_group_norm(c, a, n_groups, eps);
     char what[128];
@@ -887,6 +887,8 @@ static void test_norms(void) {
     group_norm_case(g3, LAYOUT_STRIDED_ROWS, 32, 1e-6f);
     group_norm_case(g4, LAYOUT_TRANSPOSED, 5, 0.1f);
     group_norm_case(g4, LAYOUT_PERMUTED, 1, 0.0f);
+    const int64_t g5[4] = {1024, 1025, 8, 1}; /* an output past 32 MiB: non-temporal stores */
+    group_norm_case(g5, LAYOUT_PLAIN, 4, 1e-6f);
 
     ct_context *c = new_ctx();
     ct_tensor *a = ct_tensor_new_2d(c, CT_TYPE_F32, 4, 2);

@@ -355,8 +355,12 @@ static void test_mul_mat(void) {
          * 32-value blocks also in whole 64-value units (the 8-bit path), n = 15 past its groups of 8 */
         for (int64_t n = 1; n <= 9; n += (n < 3 ? 1 : 3))
             mm_case(&(mm_p){ta, 29, n, k, 1, 1, 1, 1, false, 0});
-        if (blck == 32)
+        if (blck == 32) {
             for (int64_t n = 1; n <= 15; n += 7) mm_case(&(mm_p){ta, 29, n, 192, 1, 1, 1, 1, false, 0});
+            /* the 8-bit path with broadcast batches, permuted src0 and strided src1 rows */
+            mm_case(&(mm_p){ta, 7, 2, 192, 2, 3, 2, 1, true, 1});
+            mm_case(&(mm_p){ta, 5, 3, 128, 3, 2, 1, 2, false, 0});
+        }
         /* broadcast batches, permuted src0, strided src1 rows */
         mm_case(&(mm_p){ta, 7, 2, k, 2, 3, 2, 1, true, 1});
         mm_case(&(mm_p){ta, 5, 3, k, 3, 2, 1, 2, false, 0});
@@ -377,6 +381,7 @@ static void test_mul_mat(void) {
     /* k = 0: zeros */
     mm_case(&(mm_p){CT_TYPE_F32, 5, 3, 0, 1, 1, 1, 1, false, 0});
     mm_case(&(mm_p){CT_TYPE_Q4_0, 5, 20, 0, 1, 1, 1, 1, false, 0});
+    mm_case(&(mm_p){CT_TYPE_Q4_0, 5, 3, 0, 1, 1, 1, 1, false, 0}); /* a mat-vec batch: not the 8-bit path */
     /* decode-like: long quantized rows, several rows per group, n = 1 and 4 */
     mm_case(&(mm_p){CT_TYPE_Q4_0, 64, 1, 4096, 1, 1, 1, 1, false, 0});
     mm_case(&(mm_p){CT_TYPE_Q4_K, 33, 4, 4096, 1, 1, 1, 1, false, 0});
@@ -477,7 +482,8 @@ static void test_int8_specials(void) {
     b[1 * K + 5] = NAN;                                        /* row 1: NaN in block 0 */
     b[2 * K + 40] = INFINITY, b[2 * K + 41] = -INFINITY;       /* row 2: +-inf in block 1 */
     for (int i = 0; i < K; i++) b[3 * K + i] = 0.0f;           /* row 3: zeros */
-    for (int i = 0; i < K; i++) b[4 * K + i] = (i % 3 ? 1e-40f : -3e-21f) * (float)(1 + i % 7); /* row 4: tiny */
+    for (int i = 0; i < K; i++) /* row 4: tiny: block 0 all subnormal, then below 2^-64 with subnormals */
+        b[4 * K + i] = (i < 32 || i % 3 ? 1e-40f : -3e-21f) * (float)(1 + i % 7);
     for (int i = 0; i < K; i++) b[5 * K + i] = (float)(i % 8) - 3.5f; /* row 5: halves ... */
     for (int i = 0; i < K; i += 32) b[5 * K + i] = 127.0f;      /* ... with amax 127: ties */
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {

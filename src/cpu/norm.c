@@ -99,7 +99,8 @@ __attribute__((target("avx2"))) static void shift_scale_avx2(const float *x, flo
     int64_t i = 0;
     if (stream) {
         for (; i < n && (uintptr_t)(y + i) % 32 != 0; i++) y[i] = (x[i] - c) * scale;
-        for (; i + 8 <= n; i += 8) _mm256_stream_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
+        for (; i + 8 <= n; i += 8)
+            _mm256_stream_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
         _mm_sfence(); /* ordered before the threads' barrier */
     }
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
@@ -149,6 +150,7 @@ static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t n_groups = dst->op_params[0];
     const float eps = param_f32(dst, 1);
     const int64_t per_group = (ne02 + n_groups - 1) / n_groups;
+    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
     /* Work items are (i03, group) pairs, so batches spread over threads too. */
     int64_t w0, w1;
     split(ne03 * n_groups, params, &w0, &w1);
@@ -177,8 +179,7 @@ static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
         for (int64_t i02 = c0; i02 < c1; i02++)
             for (int64_t i01 = 0; i01 < ne01; i01++)
                 row_shift_scale(x3 + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2], nb00, mean, scale,
-                                y3 + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2], nb0, ne00,
-                                ct_nbytes(dst) >= STREAM_MIN_BYTES);
+                                y3 + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2], nb0, ne00, stream);
     }
 }
 

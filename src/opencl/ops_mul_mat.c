@@ -117,7 +117,7 @@ static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_k
         !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY) ||
         ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG)
         return false;
-    return a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
+    return a->ne[0] > 0 && a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
 }
 
 /* src1 into 8-bit blocks in the work buffer, then the integer-dot mat-vec. */
@@ -130,8 +130,8 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     /* per src1 row: ne00 bytes of q and ne00 / 32 (d, s) pairs of 8 bytes */
     size_t nrows, bytes;
     if (!ct_mul_size((size_t)ne11, nbatch, &nrows) || !ct_mul_size(nrows, (size_t)ne00 / 32 * 40, &bytes)) {
-        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "MUL_MAT: src1 '%s' of %d x %zu rows of %d quantizes to more "
-                           "than SIZE_MAX bytes", b->name, ne11, nbatch, ne00);
+        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "src1 '%s' of %d x %zu rows of %d values quantizes to more "
+                           "than SIZE_MAX bytes", b->name[0] ? b->name : "(unnamed)", ne11, nbatch, ne00);
     }
     cl_mem work;
     ct_status st = ct_ocl_work_buffer(be, bytes, &work);

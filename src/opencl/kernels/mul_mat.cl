@@ -412,8 +412,7 @@ void mm_mv_n(const int t, const int NR0, const int NR1, MM_ARGS) {
     /* IQ4_NL values into scratch (the reduction reuses it after a barrier) */
     __local float *kv = scratch; /* the encoder gives scratch at least 16 floats */
     if (t == MM_IQ4_NL) {
-        const int l = get_local_id(1) * wg + tid;
-        if (l < 16) kv[l] = mm_kvalues_iq4nl[l];
+        for (int l = get_local_id(1) * wg + tid; l < 16; l += wg * get_local_size(1)) kv[l] = mm_kvalues_iq4nl[l];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 

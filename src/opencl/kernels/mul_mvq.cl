@@ -14,6 +14,9 @@
  * src1 row r (r = (i13 * ne12 + i12) * ne11 + i11) has its q at r * ne10 and its
  * (d, s) pairs at nrows * ne10 + (r * ne10 / 32 + block) * 8.
  *
+ * Uses MM_*, mm_kvalues_iq4nl, mm_scale_min_k4 and mm_mv_tree from mul_mat.cl, which
+ * the build concatenates before this file (embed.cmake: file name order).
+ *
  * A work-item takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows; its
  * loads are 32-bit words, so the encoder requires 4-byte aligned src0 rows (Q6_K,
  * 210-byte blocks, reads 16-bit halves) and ne00 % 64 == 0. */
@@ -22,7 +25,7 @@
 #define MVQ_NR1 8 /* src1 rows per work-group */
 
 /* sum of the four products of signed bytes a[i] * b[i], plus c */
-#if CT_HAS_INT_DOT
+#if CT_HAS_INT_DOT && defined(__opencl_c_integer_dot_product_input_4x8bit_packed)
 int mvq_dp4(int a, int b, int c) { return c + dot_4x8packed_ss_int((uint)a, (uint)b); }
 #elif CT_HAS_NV_DP4A
 int mvq_dp4(int a, int b, int c) {
@@ -236,7 +239,8 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         }
         return;
     }
-    default: { /* MM_Q6_K, 210-byte blocks (16-bit aligned): unit (h, kk) holds y blocks
+    case MM_Q6_K:
+    default: { /* 210-byte blocks (16-bit aligned): unit (h, kk) holds y blocks
                 * 4h + kk (low nibbles, qh bits 2kk) and 4h + kk + 2 (high, bits 2kk + 4) */
         const __global uchar *b = x + 210 * (u >> 2);
         const int h = (u >> 1) & 1, kk = u & 1;
@@ -276,7 +280,8 @@ void mvq_yblocks(const int t, const int u, int *yb) {
     __global const uchar *src0, ulong offs0, __global const uchar *work, __global uchar *dst, ulong offsd,     \
         int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11, int ne12, ulong nb1, ulong nb2,      \
         ulong nb3, int r2, int r3, ulong nrows, __local float *scratch
-#define MVQ_PASS src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
+#define MVQ_PASS \
+    src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
 
 /* This work-item's share of the dot products of MVQ_NR0 src0 rows at x (rows past
  * nr0 repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
@@ -317,7 +322,9 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
 /* With sub-groups, a work-group covers MVQ_SG_PAIRS x MVQ_NR0 src0 rows (the encoder's
  * count), each sub-group MVQ_NR0 of them at a time, reduced by sub_group_reduce_add:
  * no local memory or barrier (a tree of 7 barriers cost as much as the dots when each
- * work-item had two units). Any sub-group size works; 32-wide ones give one pair each.
+ * work-item had two units). Any sub-group size gives the right result; 32 lanes (NVIDIA)
+ * give each of the 4 sub-groups of 128 work-items one pair, 64 (AMD) two pairs to each
+ * of 2, while 16- or 8-wide sub-groups would leave all but 4 of theirs idle.
  * Without: a work-group (lx, ly) gives local row ly MVQ_NR0 rows, reduced in local memory. */
 #define MVQ_SG_PAIRS 4
 void mvq(const int t, MVQ_ARGS) {
@@ -332,8 +339,9 @@ void mvq(const int t, MVQ_ARGS) {
 
     __local char *kv = (__local char *)scratch; /* IQ4_NL's values; the reduction reuses it after a barrier */
     if (t == MM_IQ4_NL) {
-        const int l = get_local_id(1) * get_local_size(0) + get_local_id(0);
-        if (l < 16) kv[l] = (char)mm_kvalues_iq4nl[l];
+        const int n = get_local_size(0) * get_local_size(1);
+        for (int l = get_local_id(1) * get_local_size(0) + get_local_id(0); l < 16; l += n)
+            kv[l] = (char)mm_kvalues_iq4nl[l];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
