@@ -1,12 +1,10 @@
 /* GET_ROWS: dst[:, i10, i11, i12] = dequant(src0[:, src1[i10, i11, i12], i11, i12]). */
 #include "cpu/cpu_ops.h"
+#include "cpu/stream.h"
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* Floats of scratch for rows that cannot be dequantized straight into dst (a multiple of every block size). */
 #define TMP_FLOATS 1024
@@ -87,38 +85,18 @@ static void dequant_row_strided(ct_type type, ct_dequantize_fn deq, const char *
     }
 }
 
-/* Outputs from this size on are written with non-temporal stores (past any cache). */
-#define STREAM_MIN_BYTES ((size_t)32 << 20)
-
-/* Values dequantized between two rounds of prefetches of the next row (a multiple of every block size). */
-#define PF_FLOATS 256
-
-/* A row dequantized PF_FLOATS at a time, each step first prefetching the same part of
- * the next source row (next, NULL at the last): it sits at a random index, where no
- * hardware prefetcher looks. */
+/* A row of a block type dequantized CT_CPU_STREAM_FLOATS values at a time, each step
+ * first prefetching the same part of the next source row (next, NULL at the last): it
+ * sits at a random index, where no hardware prefetcher looks. */
 static void dequant_row_prefetch(ct_dequantize_fn deq, int64_t blck, size_t ts, const char *src, float *out,
                                  int64_t n, const char *next, bool stream) {
-#ifdef __SSE2__
-    float buf[PF_FLOATS] __attribute__((aligned(16)));
-    stream = stream && (uintptr_t)out % 16 == 0;
-#else
-    stream = false;
-#endif
-    for (int64_t i0 = 0; i0 < n; i0 += PF_FLOATS) {
-        const int64_t m = n - i0 < PF_FLOATS ? n - i0 : PF_FLOATS;
-        if (next) {
-            const char *p = next + (size_t)(i0 / blck) * ts;
-            for (size_t b = 0; b < (size_t)(m / blck) * ts; b += 64) __builtin_prefetch(p + b, 0, 3);
-        }
-#ifdef __SSE2__
-        if (stream && m % 4 == 0) {
-            /* through an L1 buffer into non-temporal stores: no read-for-ownership of out */
-            deq(src + (size_t)(i0 / blck) * ts, buf, m);
-            for (int64_t i = 0; i < m; i += 4) _mm_stream_ps(out + i0 + i, _mm_load_ps(buf + i));
-            continue;
-        }
-#endif
-        deq(src + (size_t)(i0 / blck) * ts, out + i0, m);
+    stream = stream && ct_cpu_stream_ok(out);
+    for (int64_t i0 = 0; i0 < n; i0 += CT_CPU_STREAM_FLOATS) {
+        const int64_t m = n - i0 < CT_CPU_STREAM_FLOATS ? n - i0 : CT_CPU_STREAM_FLOATS;
+        const size_t at = (size_t)(i0 / blck) * ts;
+        if (next)
+            for (size_t b = 0; b < (size_t)(m / blck) * ts; b += 64) __builtin_prefetch(next + at + b, 0, 3);
+        ct_cpu_dequantize_step(deq, src + at, out + i0, m, stream);
     }
 }
 
@@ -147,7 +125,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t blck = ct_type_block_size(type);
     const size_t ts = ct_type_size(type);
     const bool prefetch = direct && blck > 1;
-    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
+    const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
 
     float tmp[TMP_FLOATS];
     int64_t i10 = r0 % ne10, i11 = (r0 / ne10) % ne11, i12 = r0 / (ne10 * ne11);
@@ -186,7 +164,5 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
             }
         }
     }
-#ifdef __SSE2__
-    if (prefetch && stream) _mm_sfence(); /* the non-temporal stores before the threads' barrier */
-#endif
+    if (prefetch && stream) ct_cpu_stream_fence();
 }

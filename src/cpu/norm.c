@@ -1,6 +1,7 @@
 /* NORM, RMS_NORM, L2_NORM, GROUP_NORM on F32 rows, with the CPU reference's
  * arithmetic: double sums of floats (of float products), float scale. */
 #include "cpu/cpu_ops.h"
+#include "cpu/stream.h"
 #include "types/types_internal.h"
 
 #include <math.h>
@@ -14,9 +15,6 @@ bool ct_cpu_norm_supported(const ct_tensor *op) {
     if (!a || a->type != CT_TYPE_F32 || op->type != CT_TYPE_F32 || !ct_are_same_shape(a, op)) return false;
     return op->op != CT_OP_GROUP_NORM || op->op_params[0] > 0;
 }
-
-/* Outputs from this size on are written with non-temporal stores (past any cache). */
-#define STREAM_MIN_BYTES ((size_t)32 << 20)
 
 static float param_f32(const ct_tensor *t, int i) {
     float v;
@@ -101,7 +99,7 @@ __attribute__((target("avx2"))) static void shift_scale_avx2(const float *x, flo
         for (; i < n && (uintptr_t)(y + i) % 32 != 0; i++) y[i] = (x[i] - c) * scale;
         for (; i + 8 <= n; i += 8)
             _mm256_stream_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
-        _mm_sfence(); /* ordered before the threads' barrier */
+        ct_cpu_stream_fence();
     }
     for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(x + i), vc), vs));
     for (; i < n; i++) y[i] = (x[i] - c) * scale;
@@ -150,7 +148,7 @@ static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t n_groups = dst->op_params[0];
     const float eps = param_f32(dst, 1);
     const int64_t per_group = (ne02 + n_groups - 1) / n_groups;
-    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
+    const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
     /* Work items are (i03, group) pairs, so batches spread over threads too. */
     int64_t w0, w1;
     split(ne03 * n_groups, params, &w0, &w1);
@@ -199,7 +197,7 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
     int64_t r0, r1;
     split(ct_nrows(a), params, &r0, &r1);
     int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
-    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
+    const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
     for (int64_t r = r0; r < r1; r++) {
         const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
         char *y = (char *)dst->data + (size_t)i01 * nb1 + (size_t)i02 * nb2 + (size_t)i03 * nb3;

@@ -1,12 +1,10 @@
 /* SET_ROWS: dst[:, src1[i, i02 % ne11, i03 % ne12], i02, i03] = convert(src0[:, i, i02, i03]). */
 #include "cpu/cpu_ops.h"
+#include "cpu/stream.h"
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 /* Floats of scratch for F16 or strided source rows (a multiple of every block size). */
 #define TMP_FLOATS 1024
@@ -87,12 +85,6 @@ static inline float load_f32(ct_type stype, const char *p) {
 
 static bool aligned(const void *p, size_t a) { return (uintptr_t)p % a == 0; }
 
-/* Destinations from this size on are written with non-temporal stores (past any cache). */
-#define STREAM_MIN_BYTES ((size_t)32 << 20)
-
-/* Floats quantized between two rounds of prefetches of the next row (a multiple of every block size). */
-#define PF_FLOATS 256
-
 static inline void prefetch_bytes(const char *p, size_t n, bool write) {
     for (size_t i = 0; i < n; i += 64) {
         if (write) __builtin_prefetch(p + i, 1, 3);
@@ -100,37 +92,23 @@ static inline void prefetch_bytes(const char *p, size_t n, bool write) {
     }
 }
 
-/* A packed F32 row quantized PF_FLOATS at a time, each step first prefetching the same
- * part of the next row this thread writes (next_src, next_out; NULL at the last): its
- * destination is at a random index, where no hardware prefetcher looks, and without
- * the prefetch the two threads alternate between quantizing and waiting for memory
- * (the in-cache rate and the memory time added up). */
+/* A packed F32 row quantized CT_CPU_STREAM_FLOATS values at a time, each step first
+ * prefetching the same part of the next row this thread writes (next_src, next_out;
+ * NULL at the last): its destination is at a random index, where no hardware
+ * prefetcher looks, and without the prefetch the two threads alternated between
+ * quantizing and waiting for memory (the in-cache time and the memory time added up).
+ * With stream, the destination takes non-temporal stores and is not prefetched. */
 static void quantize_row_prefetch(ct_quantize_fn quant, int64_t blck, size_t ts, const float *src, char *out,
                                   int64_t n, const char *next_src, char *next_out, bool stream) {
-#ifdef __SSE2__
-    float buf[PF_FLOATS] __attribute__((aligned(16))); /* PF_FLOATS values take at most as many floats */
-    stream = stream && (uintptr_t)out % 16 == 0;
-#else
-    stream = false;
-#endif
-    for (int64_t i0 = 0; i0 < n; i0 += PF_FLOATS) {
-        const int64_t m = n - i0 < PF_FLOATS ? n - i0 : PF_FLOATS;
-        const size_t bytes = (size_t)(m / blck) * ts;
-        char *o = out + (size_t)(i0 / blck) * ts;
+    stream = stream && ct_cpu_stream_ok(out);
+    for (int64_t i0 = 0; i0 < n; i0 += CT_CPU_STREAM_FLOATS) {
+        const int64_t m = n - i0 < CT_CPU_STREAM_FLOATS ? n - i0 : CT_CPU_STREAM_FLOATS;
+        const size_t at = (size_t)(i0 / blck) * ts, bytes = (size_t)(m / blck) * ts;
         if (next_src) {
             prefetch_bytes(next_src + (size_t)i0 * sizeof(float), (size_t)m * sizeof(float), false);
-            if (!stream) prefetch_bytes(next_out + (size_t)(i0 / blck) * ts, bytes, true);
+            if (!stream) prefetch_bytes(next_out + at, bytes, true);
         }
-#ifdef __SSE2__
-        if (stream && bytes % 16 == 0 && (uintptr_t)o % 16 == 0) {
-            /* through an L1 buffer into non-temporal stores: no read-for-ownership of out */
-            quant(src + i0, buf, m);
-            for (size_t b = 0; b < bytes; b += 16)
-                _mm_stream_ps((float *)(void *)(o + b), _mm_load_ps((const float *)(const void *)((char *)buf + b)));
-            continue;
-        }
-#endif
-        quant(src + i0, o, m);
+        ct_cpu_quantize_step(quant, src + i0, out + at, m, bytes, stream);
     }
 }
 
@@ -214,7 +192,7 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const bool packed = b->type == CT_TYPE_F32 && dst->type != CT_TYPE_F32 && nb00 == sizeof(float) && aligned(b->data, _Alignof(float)) &&
                         nb01 % _Alignof(float) == 0 && nb02 % _Alignof(float) == 0 && nb03 % _Alignof(float) == 0;
 
-    const bool stream = ct_nbytes(dst) >= STREAM_MIN_BYTES;
+    const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
 
     float tmp[TMP_FLOATS];
     for (int64_t i03 = 0; i03 < ne03; i03++) {
@@ -244,7 +222,5 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
             }
         }
     }
-#ifdef __SSE2__
-    if (packed && stream) _mm_sfence(); /* the non-temporal stores before the threads' barrier */
-#endif
+    if (packed && stream) ct_cpu_stream_fence();
 }

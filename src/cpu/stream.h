@@ -1,0 +1,79 @@
+/* Converting rows with non-temporal stores, for the CPU ops whose outputs are larger
+ * than the caches (GET_ROWS, SET_ROWS, CPY, the norms). A normal store first reads the
+ * line it writes (read for ownership): a third stream of memory traffic beside the
+ * input read and the output written, which held those ops at 50-65% of memcpy on the
+ * 2-core test machine (memcpy itself streams its large copies). The converters write
+ * CT_CPU_STREAM_FLOATS values at a time into an L1 buffer that is then streamed out,
+ * so the bytes are the converters' own. The caller ends its part with
+ * ct_cpu_stream_fence() before the threads meet. */
+#ifndef CT_CPU_STREAM_H
+#define CT_CPU_STREAM_H
+
+#include "types/types_internal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+/* Outputs from this size on take non-temporal stores (past any cache here). */
+#define CT_CPU_STREAM_MIN_BYTES ((size_t)32 << 20)
+/* Values per conversion step: a multiple of every block size. */
+#define CT_CPU_STREAM_FLOATS 256
+
+/* Whether out can be streamed: SSE2 and a 16-byte aligned start. */
+static inline bool ct_cpu_stream_ok(const void *out) {
+#ifdef __SSE2__
+    return (uintptr_t)out % 16 == 0;
+#else
+    (void)out;
+    return false;
+#endif
+}
+
+/* bytes (a multiple of 16) from the 16-byte aligned buf to the 16-byte aligned out. */
+static inline void ct_cpu_stream_copy(void *out, const void *buf, size_t bytes) {
+#ifdef __SSE2__
+    for (size_t b = 0; b < bytes; b += 16)
+        _mm_stream_ps((float *)((char *)out + b), _mm_load_ps((const float *)((const char *)buf + b)));
+#else
+    memcpy(out, buf, bytes);
+#endif
+}
+
+/* Orders this thread's non-temporal stores before what follows (the threads' barrier). */
+static inline void ct_cpu_stream_fence(void) {
+#ifdef __SSE2__
+    _mm_sfence();
+#endif
+}
+
+/* m <= CT_CPU_STREAM_FLOATS values of a block type (blck values in ts bytes) at src,
+ * dequantized to out through an L1 buffer when stream (out 16-byte aligned). */
+static inline void ct_cpu_dequantize_step(ct_dequantize_fn deq, const char *src, float *out, int64_t m,
+                                          bool stream) {
+    if (stream && m % 4 == 0) {
+        float buf[CT_CPU_STREAM_FLOATS] __attribute__((aligned(16)));
+        deq(src, buf, m);
+        ct_cpu_stream_copy(out, buf, (size_t)m * sizeof(float));
+        return;
+    }
+    deq(src, out, m);
+}
+
+/* m <= CT_CPU_STREAM_FLOATS floats at src quantized into `bytes` bytes at out, through an
+ * L1 buffer when stream (out 16-byte aligned, bytes a multiple of 16). */
+static inline void ct_cpu_quantize_step(ct_quantize_fn quant, const float *src, char *out, int64_t m, size_t bytes,
+                                        bool stream) {
+    if (stream && bytes % 16 == 0 && (uintptr_t)out % 16 == 0) {
+        float buf[CT_CPU_STREAM_FLOATS] __attribute__((aligned(16))); /* holds any type's m values */
+        quant(src, buf, m);
+        ct_cpu_stream_copy(out, buf, bytes);
+        return;
+    }
+    quant(src, out, m);
+}
+
+#endif
