@@ -269,42 +269,65 @@ AVX2 static inline __m256i q5_values(const uint8_t *qs, const uint8_t *qh) {
     return _mm256_or_si256(nibbles_32(qs), _mm256_and_si256(bits_32(qh), _mm256_set1_epi8(0x10)));
 }
 
-/* Q5_0 (has_m = 0: offset -16) and Q5_1 */
+/* 5-bit values of a pair of blocks in nibbles_pair's order: bit 4 from qh */
+AVX2 static inline void q5_pair(const uint8_t *qs0, const uint8_t *qh0, const uint8_t *qs1, const uint8_t *qh1,
+                                __m256i *lo, __m256i *hi) {
+    nibbles_pair(qs0, qs1, lo, hi);
+    const __m256i b4 = _mm256_set1_epi8(0x10);
+    const __m256i h0 = _mm256_and_si256(bits_32(qh0), b4), h1 = _mm256_and_si256(bits_32(qh1), b4);
+    *lo = _mm256_or_si256(*lo, _mm256_permute2x128_si256(h0, h1, 0x20));
+    *hi = _mm256_or_si256(*hi, _mm256_permute2x128_si256(h0, h1, 0x31));
+}
+
+/* Q5_0 (has_m = 0: offset -16) and Q5_1, two blocks per step as the 4-bit kernels
+ * (pair_dot_u4's int16 sums hold 5-bit values too: 4 * 31 * 127 < 2^15). */
 AVX2 static ALWAYS_INLINE void dot_q5_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
                                         float *out, int has_m) {
     const size_t bs = has_m ? sizeof(block_q5_1) : sizeof(block_q5_0);
     const unsigned char *xb = vx;
     __m256 acc[CT_DOT_NY];
-    float corr[CT_DOT_NY];
+    __m128 corr[CT_DOT_NY];
     UNROLL_NY for (int j = 0; j < NY; j++) {
         acc[j] = _mm256_setzero_ps();
-        corr[j] = 0.0f;
+        corr[j] = _mm_setzero_ps();
     }
-    for (int64_t i = 0; i < nb; i++) {
-        const unsigned char *b = xb + (size_t)i * bs;
-        _mm_prefetch((const char *)b + PREFETCH_AHEAD, _MM_HINT_T0);
-        ct_fp16 hd, hm = 0;
-        __m256i v;
-        if (has_m) {
-            const block_q5_1 *x = (const block_q5_1 *)b;
-            hd = x->d;
-            hm = x->m;
-            v = q5_values(x->qs, x->qh);
-        } else {
-            const block_q5_0 *x = (const block_q5_0 *)b;
-            hd = x->d;
-            v = q5_values(x->qs, x->qh);
-        }
-        const float xd = fp16_f32(hd), xm = has_m ? fp16_f32(hm) : 0.0f;
+#define Q5_B1(i) ((const block_q5_1 *)(xb + (size_t)(i) * bs))
+#define Q5_B0(i) ((const block_q5_0 *)(xb + (size_t)(i) * bs))
+#define Q5_D(i) (has_m ? Q5_B1(i)->d : Q5_B0(i)->d)
+#define Q5_QS(i) (has_m ? Q5_B1(i)->qs : Q5_B0(i)->qs)
+#define Q5_QH(i) (has_m ? Q5_B1(i)->qh : Q5_B0(i)->qh)
+    int64_t i = 0;
+    for (; i + 2 <= nb; i += 2) {
+        __m256i lo, hi;
+        _mm_prefetch((const char *)xb + (size_t)i * bs + PREFETCH_AHEAD, _MM_HINT_T0);
+        q5_pair(Q5_QS(i), Q5_QH(i), Q5_QS(i + 1), Q5_QH(i + 1), &lo, &hi);
+        const __m128 xd = pair_x(Q5_D(i), Q5_D(i + 1));
+        const __m128 xm = has_m ? pair_x(Q5_B1(i)->m, Q5_B1(i + 1)->m) : xd;
         UNROLL_NY for (int j = 0; j < NY; j++) {
-            const ct_block_qy *yi = y[j] + i;
-            const float d0 = xd * yi->d;
-            const __m256i p = dot_u8i8(v, load_qy(yi));
-            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p), acc[j]);
-            corr[j] += has_m ? xm * yi->d * yi->s : d0 * yi->s;
+            __m128 s;
+            const __m256i p = pair_dot_u4(lo, hi, y[j] + i);
+            const __m128 dd = pair_scales(xd, y[j] + i, &s);
+            acc[j] = _mm256_fmadd_ps(bcast_pair(dd), _mm256_cvtepi32_ps(p), acc[j]);
+            corr[j] = _mm_fmadd_ps(has_m ? pair_scales(xm, y[j] + i, &s) : dd, s, corr[j]);
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = has_m ? hsum_ps(acc[j]) + corr[j] : hsum_ps(acc[j]) - 16.0f * corr[j];
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        float c = hsum128(corr[j]);
+        __m256 a = acc[j];
+        for (int64_t t = i; t < nb; t++) {
+            const ct_block_qy *yt = y[j] + t;
+            const float d0 = fp16_f32(Q5_D(t)) * yt->d;
+            const __m256i p0 = dot_u8i8(q5_values(Q5_QS(t), Q5_QH(t)), load_qy(yt));
+            a = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p0), a);
+            c += has_m ? fp16_f32(Q5_B1(t)->m) * yt->d * yt->s : d0 * yt->s;
+        }
+        out[j] = has_m ? hsum_ps(a) + c : hsum_ps(a) - 16.0f * c;
+    }
+#undef Q5_B1
+#undef Q5_B0
+#undef Q5_D
+#undef Q5_QS
+#undef Q5_QH
 }
 
 #define DOT_Q5_0_N(n, x, y, NY, out) dot_q5_n(n, x, y, NY, out, 0)
