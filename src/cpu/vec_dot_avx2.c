@@ -214,57 +214,6 @@ AVX2 static inline __m256i pair_dot_u4(__m256i lo, __m256i hi, const ct_block_qy
     return _mm256_madd_epi16(p16, _mm256_set1_epi16(1));
 }
 
-/* Q4_0 (has_m = 0: offset -8) and Q4_1 (has_m = 1: min m) */
-AVX2 static ALWAYS_INLINE void dot_q4_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
-                                        float *out, int has_m) {
-    const size_t bs = has_m ? sizeof(block_q4_1) : sizeof(block_q4_0);
-    const unsigned char *xb = vx;
-    __m256 acc[CT_DOT_NY];
-    __m128 corr[CT_DOT_NY];
-    UNROLL_NY for (int j = 0; j < NY; j++) {
-        acc[j] = _mm256_setzero_ps();
-        corr[j] = _mm_setzero_ps();
-    }
-#define Q4_D(i) (has_m ? ((const block_q4_1 *)(xb + (size_t)(i) * bs))->d : ((const block_q4_0 *)(xb + (size_t)(i) * bs))->d)
-#define Q4_M(i) (((const block_q4_1 *)(xb + (size_t)(i) * bs))->m)
-#define Q4_QS(i) (has_m ? ((const block_q4_1 *)(xb + (size_t)(i) * bs))->qs : ((const block_q4_0 *)(xb + (size_t)(i) * bs))->qs)
-    int64_t i = 0;
-    for (; i + 2 <= nb; i += 2) {
-        __m256i lo, hi;
-        _mm_prefetch((const char *)xb + (size_t)i * bs + PREFETCH_AHEAD, _MM_HINT_T0);
-        nibbles_pair(Q4_QS(i), Q4_QS(i + 1), &lo, &hi);
-        const __m128 xd = pair_x(Q4_D(i), Q4_D(i + 1));
-        const __m128 xm = has_m ? pair_x(Q4_M(i), Q4_M(i + 1)) : xd;
-        UNROLL_NY for (int j = 0; j < NY; j++) {
-            __m128 s;
-            const __m256i p = pair_dot_u4(lo, hi, y[j] + i);
-            const __m128 dd = pair_scales(xd, y[j] + i, &s);
-            acc[j] = _mm256_fmadd_ps(bcast_pair(dd), _mm256_cvtepi32_ps(p), acc[j]);
-            corr[j] = _mm_fmadd_ps(has_m ? pair_scales(xm, y[j] + i, &s) : dd, s, corr[j]);
-        }
-    }
-    UNROLL_NY for (int j = 0; j < NY; j++) {
-        float c = hsum128(corr[j]);
-        __m256 a = acc[j];
-        for (int64_t t = i; t < nb; t++) {
-            const ct_block_qy *yt = y[j] + t;
-            const float d0 = fp16_f32(Q4_D(t)) * yt->d;
-            const __m256i p0 = dot_u8i8(nibbles_32(Q4_QS(t)), load_qy(yt));
-            a = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p0), a);
-            c += has_m ? fp16_f32(Q4_M(t)) * yt->d * yt->s : d0 * yt->s;
-        }
-        out[j] = has_m ? hsum_ps(a) + c : hsum_ps(a) - 8.0f * c;
-    }
-#undef Q4_D
-#undef Q4_M
-#undef Q4_QS
-}
-
-#define DOT_Q4_0_N(n, x, y, NY, out) dot_q4_n(n, x, y, NY, out, 0)
-#define DOT_Q4_1_N(n, x, y, NY, out) dot_q4_n(n, x, y, NY, out, 1)
-MULTI(dot_q4_0, ct_block_qy, DOT_Q4_0_N)
-MULTI(dot_q4_1, ct_block_qy, DOT_Q4_1_N)
-
 AVX2 static inline __m256i q5_values(const uint8_t *qs, const uint8_t *qh) {
     return _mm256_or_si256(nibbles_32(qs), _mm256_and_si256(bits_32(qh), _mm256_set1_epi8(0x10)));
 }
@@ -279,11 +228,17 @@ AVX2 static inline void q5_pair(const uint8_t *qs0, const uint8_t *qh0, const ui
     *hi = _mm256_or_si256(*hi, _mm256_permute2x128_si256(h0, h1, 0x31));
 }
 
-/* Q5_0 (has_m = 0: offset -16) and Q5_1, two blocks per step as the 4-bit kernels
- * (pair_dot_u4's int16 sums hold 5-bit values too: 4 * 31 * 127 < 2^15). */
-AVX2 static ALWAYS_INLINE void dot_q5_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
-                                        float *out, int has_m) {
-    const size_t bs = has_m ? sizeof(block_q5_1) : sizeof(block_q5_0);
+/* Q4_0, Q4_1, Q5_0 and Q5_1: d, then the min m (has_m), then qh (q5), then qs; the
+ * offset -8 (Q4_0) or -16 (Q5_0) goes through the block sum. pair_dot_u4's int16
+ * sums hold 5-bit values too (4 * 31 * 127 < 2^15). */
+AVX2 static ALWAYS_INLINE void dot_q45_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                         float *out, int has_m, int q5) {
+    const size_t bs = q5 ? (has_m ? sizeof(block_q5_1) : sizeof(block_q5_0))
+                         : (has_m ? sizeof(block_q4_1) : sizeof(block_q4_0));
+    const size_t qh_at = has_m ? offsetof(block_q5_1, qh) : offsetof(block_q5_0, qh);
+    const size_t qs_at = q5 ? (has_m ? offsetof(block_q5_1, qs) : offsetof(block_q5_0, qs))
+                            : (has_m ? offsetof(block_q4_1, qs) : offsetof(block_q4_0, qs));
+    const float off = q5 ? 16.0f : 8.0f;
     const unsigned char *xb = vx;
     __m256 acc[CT_DOT_NY];
     __m128 corr[CT_DOT_NY];
@@ -291,18 +246,19 @@ AVX2 static ALWAYS_INLINE void dot_q5_n(int64_t nb, const void *vx, const ct_blo
         acc[j] = _mm256_setzero_ps();
         corr[j] = _mm_setzero_ps();
     }
-#define Q5_B1(i) ((const block_q5_1 *)(xb + (size_t)(i) * bs))
-#define Q5_B0(i) ((const block_q5_0 *)(xb + (size_t)(i) * bs))
-#define Q5_D(i) (has_m ? Q5_B1(i)->d : Q5_B0(i)->d)
-#define Q5_QS(i) (has_m ? Q5_B1(i)->qs : Q5_B0(i)->qs)
-#define Q5_QH(i) (has_m ? Q5_B1(i)->qh : Q5_B0(i)->qh)
+#define QB(i) (xb + (size_t)(i) * bs)
+#define Q_D(i) (((const block_q4_0 *)QB(i))->d)  /* d first in all four */
+#define Q_M(i) (((const block_q4_1 *)QB(i))->m)  /* m second in Q4_1 and Q5_1 (asserted below) */
+#define Q_QS(i) (QB(i) + qs_at)
+#define Q_QH(i) (QB(i) + qh_at)
     int64_t i = 0;
     for (; i + 2 <= nb; i += 2) {
         __m256i lo, hi;
         _mm_prefetch((const char *)xb + (size_t)i * bs + PREFETCH_AHEAD, _MM_HINT_T0);
-        q5_pair(Q5_QS(i), Q5_QH(i), Q5_QS(i + 1), Q5_QH(i + 1), &lo, &hi);
-        const __m128 xd = pair_x(Q5_D(i), Q5_D(i + 1));
-        const __m128 xm = has_m ? pair_x(Q5_B1(i)->m, Q5_B1(i + 1)->m) : xd;
+        if (q5) q5_pair(Q_QS(i), Q_QH(i), Q_QS(i + 1), Q_QH(i + 1), &lo, &hi);
+        else nibbles_pair(Q_QS(i), Q_QS(i + 1), &lo, &hi);
+        const __m128 xd = pair_x(Q_D(i), Q_D(i + 1));
+        const __m128 xm = has_m ? pair_x(Q_M(i), Q_M(i + 1)) : xd;
         UNROLL_NY for (int j = 0; j < NY; j++) {
             __m128 s;
             const __m256i p = pair_dot_u4(lo, hi, y[j] + i);
@@ -316,22 +272,29 @@ AVX2 static ALWAYS_INLINE void dot_q5_n(int64_t nb, const void *vx, const ct_blo
         __m256 a = acc[j];
         for (int64_t t = i; t < nb; t++) {
             const ct_block_qy *yt = y[j] + t;
-            const float d0 = fp16_f32(Q5_D(t)) * yt->d;
-            const __m256i p0 = dot_u8i8(q5_values(Q5_QS(t), Q5_QH(t)), load_qy(yt));
+            const float d0 = fp16_f32(Q_D(t)) * yt->d;
+            const __m256i v = q5 ? q5_values(Q_QS(t), Q_QH(t)) : nibbles_32(Q_QS(t));
+            const __m256i p0 = dot_u8i8(v, load_qy(yt));
             a = _mm256_fmadd_ps(_mm256_set1_ps(d0), _mm256_cvtepi32_ps(p0), a);
-            c += has_m ? fp16_f32(Q5_B1(t)->m) * yt->d * yt->s : d0 * yt->s;
+            c += has_m ? fp16_f32(Q_M(t)) * yt->d * yt->s : d0 * yt->s;
         }
-        out[j] = has_m ? hsum_ps(a) + c : hsum_ps(a) - 16.0f * c;
+        out[j] = has_m ? hsum_ps(a) + c : hsum_ps(a) - off * c;
     }
-#undef Q5_B1
-#undef Q5_B0
-#undef Q5_D
-#undef Q5_QS
-#undef Q5_QH
+#undef QB
+#undef Q_D
+#undef Q_M
+#undef Q_QS
+#undef Q_QH
 }
 
-#define DOT_Q5_0_N(n, x, y, NY, out) dot_q5_n(n, x, y, NY, out, 0)
-#define DOT_Q5_1_N(n, x, y, NY, out) dot_q5_n(n, x, y, NY, out, 1)
+_Static_assert(offsetof(block_q5_1, m) == offsetof(block_q4_1, m), "Q_M reads Q5_1's m as Q4_1's");
+
+#define DOT_Q4_0_N(n, x, y, NY, out) dot_q45_n(n, x, y, NY, out, 0, 0)
+#define DOT_Q4_1_N(n, x, y, NY, out) dot_q45_n(n, x, y, NY, out, 1, 0)
+#define DOT_Q5_0_N(n, x, y, NY, out) dot_q45_n(n, x, y, NY, out, 0, 1)
+#define DOT_Q5_1_N(n, x, y, NY, out) dot_q45_n(n, x, y, NY, out, 1, 1)
+MULTI(dot_q4_0, ct_block_qy, DOT_Q4_0_N)
+MULTI(dot_q4_1, ct_block_qy, DOT_Q4_1_N)
 MULTI(dot_q5_0, ct_block_qy, DOT_Q5_0_N)
 MULTI(dot_q5_1, ct_block_qy, DOT_Q5_1_N)
 
