@@ -94,10 +94,17 @@ static void dequant_row_prefetch(ct_dequantize_fn deq, int64_t blck, size_t ts, 
     for (int64_t i0 = 0; i0 < n; i0 += CT_CPU_STREAM_FLOATS) {
         const int64_t m = n - i0 < CT_CPU_STREAM_FLOATS ? n - i0 : CT_CPU_STREAM_FLOATS;
         const size_t at = (size_t)(i0 / blck) * ts;
-        if (next)
-            for (size_t b = 0; b < (size_t)(m / blck) * ts; b += 64) __builtin_prefetch(next + at + b, 0, 3);
+        if (next) ct_cpu_prefetch(next + at, (size_t)(m / blck) * ts, false);
         ct_cpu_dequantize_step(deq, src + at, out + i0, m, stream);
     }
+}
+
+/* The source row that destination row (i10, i11, i12) takes. */
+static const char *source_row(const ct_tensor *dst, int64_t i10, int64_t i11, int64_t i12) {
+    const ct_tensor *a = dst->src[0], *b = dst->src[1];
+    const int64_t r = load_i32((const char *)b->data + (size_t)i10 * b->nb[0] + (size_t)i11 * b->nb[1] +
+                               (size_t)i12 * b->nb[2]);
+    return (const char *)a->data + (size_t)r * a->nb[1] + (size_t)i11 * a->nb[2] + (size_t)i12 * a->nb[3];
 }
 
 void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
@@ -106,8 +113,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
     if (!indices_ok(params, dst)) return;
 
     const int64_t ne00 = a->ne[0], ne10 = b->ne[0], ne11 = b->ne[1], ne12 = b->ne[2];
-    const size_t nb00 = a->nb[0], nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];
-    const size_t nb10 = b->nb[0], nb11 = b->nb[1], nb12 = b->nb[2];
+    const size_t nb00 = a->nb[0];
     const size_t nb0 = dst->nb[0], nb1 = dst->nb[1], nb2 = dst->nb[2], nb3 = dst->nb[3];
     const ct_type type = a->type;
     const bool plain4 = type == CT_TYPE_F32 || type == CT_TYPE_I32;
@@ -129,22 +135,14 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
 
     float tmp[TMP_FLOATS];
     int64_t i10 = r0 % ne10, i11 = (r0 / ne10) % ne11, i12 = r0 / (ne10 * ne11);
-    const char *src = NULL;
+    const char *src = source_row(dst, i10, i11, i12);
     for (int64_t ir = r0; ir < r1; ir++) {
-        if (!src) {
-            const int64_t r =
-                load_i32((const char *)b->data + (size_t)i10 * nb10 + (size_t)i11 * nb11 + (size_t)i12 * nb12);
-            src = (const char *)a->data + (size_t)r * nb01 + (size_t)i11 * nb02 + (size_t)i12 * nb03;
-        }
         char *out = (char *)dst->data + (size_t)i10 * nb1 + (size_t)i11 * nb2 + (size_t)i12 * nb3;
         const char *next = NULL; /* the next row's source, found now for the prefetches */
         if (ir + 1 < r1) {
             const int64_t j10 = i10 + 1 < ne10 ? i10 + 1 : 0;
             const int64_t j11 = j10 ? i11 : (i11 + 1 < ne11 ? i11 + 1 : 0);
-            const int64_t j12 = j10 || j11 ? i12 : i12 + 1;
-            const int64_t r =
-                load_i32((const char *)b->data + (size_t)j10 * nb10 + (size_t)j11 * nb11 + (size_t)j12 * nb12);
-            next = (const char *)a->data + (size_t)r * nb01 + (size_t)j11 * nb02 + (size_t)j12 * nb03;
+            next = source_row(dst, j10, j11, j10 || j11 ? i12 : i12 + 1);
         }
         if (plain4) {
             copy_row_4(src, nb00, out, nb0, ne00);

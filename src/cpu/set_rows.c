@@ -85,13 +85,6 @@ static inline float load_f32(ct_type stype, const char *p) {
 
 static bool aligned(const void *p, size_t a) { return (uintptr_t)p % a == 0; }
 
-static inline void prefetch_bytes(const char *p, size_t n, bool write) {
-    for (size_t i = 0; i < n; i += 64) {
-        if (write) __builtin_prefetch(p + i, 1, 3);
-        else __builtin_prefetch(p + i, 0, 3);
-    }
-}
-
 /* A packed F32 row quantized CT_CPU_STREAM_FLOATS values at a time, each step first
  * prefetching the same part of the next row this thread writes (next_src, next_out;
  * NULL at the last): its destination is at a random index, where no hardware
@@ -105,8 +98,8 @@ static void quantize_row_prefetch(ct_quantize_fn quant, int64_t blck, size_t ts,
         const int64_t m = n - i0 < CT_CPU_STREAM_FLOATS ? n - i0 : CT_CPU_STREAM_FLOATS;
         const size_t at = (size_t)(i0 / blck) * ts, bytes = (size_t)(m / blck) * ts;
         if (next_src) {
-            prefetch_bytes(next_src + (size_t)i0 * sizeof(float), (size_t)m * sizeof(float), false);
-            if (!stream) prefetch_bytes(next_out + at, bytes, true);
+            ct_cpu_prefetch(next_src + (size_t)i0 * sizeof(float), (size_t)m * sizeof(float), false);
+            if (!stream) ct_cpu_prefetch(next_out + at, bytes, true);
         }
         ct_cpu_quantize_step(quant, src + i0, out + at, m, bytes, stream);
     }
@@ -153,9 +146,6 @@ static void write_row(ct_type dtype, ct_type stype, const char *src, size_t nb00
     }
 }
 
-/* Duplicate indices: a destination row (r, i02, i03) belongs to one thread, chosen from r and the
- * batch, and that thread writes its rows in source order, so the source row with the largest i
- * wins, for any thread count, with no two threads writing the same row. */
 /* The first source row in [from, ne01) that this thread writes (ne01 if none): rows go to
  * threads by destination index, in groups of `group`, rotated by the batch. */
 static int64_t next_owned(const char *idx, size_t nb10, bool i64, int64_t group, int64_t nth, int64_t ith,
@@ -167,6 +157,9 @@ static int64_t next_owned(const char *idx, size_t nb10, bool i64, int64_t group,
     return ne01;
 }
 
+/* Duplicate indices: a destination row (r, i02, i03) belongs to one thread, chosen from r and the
+ * batch, and that thread writes its rows in source order, so the source row with the largest i
+ * wins, for any thread count, with no two threads writing the same row. */
 void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *b = dst->src[0], *c = dst->src[1];
     if (ct_is_empty(b)) return;
@@ -189,9 +182,9 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_quantize_fn quant = ct_get_quantize_fn(dst->type);
     const int64_t blck = ct_type_block_size(dst->type);
     const size_t ts = ct_type_size(dst->type);
-    const bool packed = b->type == CT_TYPE_F32 && dst->type != CT_TYPE_F32 && nb00 == sizeof(float) && aligned(b->data, _Alignof(float)) &&
-                        nb01 % _Alignof(float) == 0 && nb02 % _Alignof(float) == 0 && nb03 % _Alignof(float) == 0;
-
+    const bool packed = b->type == CT_TYPE_F32 && dst->type != CT_TYPE_F32 && nb00 == sizeof(float) &&
+                        aligned(b->data, _Alignof(float)) && nb01 % _Alignof(float) == 0 &&
+                        nb02 % _Alignof(float) == 0 && nb03 % _Alignof(float) == 0;
     const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
 
     float tmp[TMP_FLOATS];
@@ -201,24 +194,18 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
             const char *idx = (const char *)c->data + (size_t)(i02 % ne11) * nb11 + (size_t)(i03 % ne12) * nb12;
             const char *src = (const char *)b->data + (size_t)i02 * nb02 + (size_t)i03 * nb03;
             char *out = (char *)dst->data + (size_t)i02 * nb2 + (size_t)i03 * nb3;
-            if (packed) {
-                /* each row with the next one this thread writes in view, for prefetching */
-                int64_t i = next_owned(idx, nb10, i64, group, nth, ith, batch, 0, ne01), r = 0;
-                if (i < ne01) r = load_index(idx + (size_t)i * nb10, i64);
-                while (i < ne01) {
-                    const int64_t j = next_owned(idx, nb10, i64, group, nth, ith, batch, i + 1, ne01);
-                    const int64_t rj = j < ne01 ? load_index(idx + (size_t)j * nb10, i64) : 0;
-                    quantize_row_prefetch(quant, blck, ts, (const float *)(const void *)(src + (size_t)i * nb01),
-                                          out + (size_t)r * nb1, ne00, j < ne01 ? src + (size_t)j * nb01 : NULL,
-                                          out + (size_t)rj * nb1, stream);
-                    i = j, r = rj;
-                }
-                continue;
-            }
-            for (int64_t i = 0; i < ne01; i++) {
+            /* this thread's rows, each with the next one in view (packed rows prefetch it) */
+            for (int64_t i = next_owned(idx, nb10, i64, group, nth, ith, batch, 0, ne01), j; i < ne01; i = j) {
+                j = next_owned(idx, nb10, i64, group, nth, ith, batch, i + 1, ne01);
                 const int64_t r = load_index(idx + (size_t)i * nb10, i64);
-                if (nth > 1 && ((r / group) % nth + batch) % nth != ith) continue;
-                write_row(dst->type, b->type, src + (size_t)i * nb01, nb00, out + (size_t)r * nb1, ne00, tmp);
+                if (!packed) {
+                    write_row(dst->type, b->type, src + (size_t)i * nb01, nb00, out + (size_t)r * nb1, ne00, tmp);
+                    continue;
+                }
+                const int64_t rj = j < ne01 ? load_index(idx + (size_t)j * nb10, i64) : 0;
+                quantize_row_prefetch(quant, blck, ts, (const float *)(const void *)(src + (size_t)i * nb01),
+                                      out + (size_t)r * nb1, ne00, j < ne01 ? src + (size_t)j * nb01 : NULL,
+                                      out + (size_t)rj * nb1, stream);
             }
         }
     }
