@@ -110,6 +110,16 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
            strides_aligned(a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
 }
 
+/* A mat-vec work-group of `total` items as local rows of the fewest items (a power of two,
+ * at most total) that cover a row's `units` steps: short rows get several local rows, so
+ * no work-item idles. local[1] is the number of local rows. */
+static void local_rows(size_t total, size_t units, size_t local[3]) {
+    size_t lx = 1;
+    while (lx < total && lx < units) lx *= 2;
+    if (lx > total) lx = total;
+    local[0] = lx, local[1] = total / lx, local[2] = 1;
+}
+
 /* The 8-bit path applies: a quantized src0 in whole 64-value units whose words
  * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2). */
 static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_kernels *k) {
@@ -164,12 +174,7 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
         rows_per_group = MVQ_NR0 * MVQ_SG_PAIRS;
         scratch = 16;
     } else {
-        /* short rows: several local rows of MVQ_NR0 src0 rows each, so no work-item idles */
-        const size_t nunits = (size_t)ne00 / MVQ_UNIT;
-        size_t lx = 1;
-        while (lx < total && lx < nunits) lx *= 2;
-        if (lx > total) lx = total;
-        local[0] = lx, local[1] = total / lx, local[2] = 1;
+        local_rows(total, (size_t)ne00 / MVQ_UNIT, local);
         rows_per_group = MVQ_NR0 * local[1];
         scratch = MVQ_NR0 * MVQ_NR1 * total * sizeof(float); /* >= IQ4_NL's 16 bytes */
     }
@@ -241,12 +246,7 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
     } else {
         id = k.mv;
         const size_t nr0 = MV_NR0, nr1 = MV_NR1;
-        /* short rows: several local rows of MV_NR0 src0 rows each, so no work-item idles */
-        const size_t total = ct_ocl_clamp_wg(be, id, MV_WG), ngroups = ((size_t)ne00 + 7) / 8;
-        size_t lx = 1;
-        while (lx < total && lx < ngroups) lx *= 2;
-        if (lx > total) lx = total;
-        local[0] = lx, local[1] = total / lx;
+        local_rows(ct_ocl_clamp_wg(be, id, MV_WG), ((size_t)ne00 + 7) / 8, local);
         const size_t rows_per_group = nr0 * local[1];
         groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
         groups[1] = ((size_t)ne11 + nr1 - 1) / nr1;
