@@ -6,6 +6,7 @@
 #define NM_NORM 0
 #define NM_RMS 1
 #define NM_L2 2
+#define NM_KEEP 8 /* float4 per work-item held in registers: rows up to 8192 at 256 */
 
 #define NM_ARGS                                                                                          \
     __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, int ne00, int ne01, int ne02, \
@@ -30,8 +31,22 @@ void nm_rows(const int mode, NM_ARGS) {
     __global float4 *y4 = (__global float4 *)y;
     const int n4 = ne00 / 4;
 
+    /* a row of at most NM_KEEP float4 per work-item is read once, into registers, its
+     * loads all issued together; longer rows are read again by each later pass */
+    float4 keep[NM_KEEP];
+    const int kept = v4 && n4 <= NM_KEEP * nx;
     float s = 0.0f;
-    if (v4) {
+    if (kept) {
+#pragma unroll
+        for (int k = 0; k < NM_KEEP; k++) keep[k] = lx + k * nx < n4 ? x4[lx + k * nx] : (float4)0.0f;
+#pragma unroll
+        for (int k = 0; k < NM_KEEP; k++) {
+            const float4 v = keep[k];
+            if (lx + k * nx < n4)
+                s += mode == NM_NORM ? (v.s0 + v.s1) + (v.s2 + v.s3)
+                                     : (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
+        }
+    } else if (v4) {
         for (int i = lx; i < n4; i += nx) {
             const float4 v = x4[i];
             s += mode == NM_NORM ? (v.s0 + v.s1) + (v.s2 + v.s3) : (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
@@ -48,7 +63,13 @@ void nm_rows(const int mode, NM_ARGS) {
     if (mode == NM_NORM) {
         mean = s / (float)ne00;
         float s2 = 0.0f;
-        if (v4) {
+        if (kept) {
+#pragma unroll
+            for (int k = 0; k < NM_KEEP; k++) {
+                const float4 v = keep[k] - mean;
+                if (lx + k * nx < n4) s2 += (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
+            }
+        } else if (v4) {
             for (int i = lx; i < n4; i += nx) {
                 const float4 v = x4[i] - mean;
                 s2 += (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
@@ -67,6 +88,12 @@ void nm_rows(const int mode, NM_ARGS) {
         scale = 1.0f / fmax(sqrt(s), eps);
     }
     if (row >= nrows) return;
+    if (kept) {
+#pragma unroll
+        for (int k = 0; k < NM_KEEP; k++)
+            if (lx + k * nx < n4) y4[lx + k * nx] = (keep[k] - mean) * scale;
+        return;
+    }
     if (v4) {
         for (int i = lx; i < n4; i += nx) y4[i] = (x4[i] - mean) * scale;
         return;
