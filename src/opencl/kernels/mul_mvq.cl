@@ -22,7 +22,9 @@
  * 210-byte blocks, reads 16-bit halves) and ne00 % 64 == 0. */
 
 #define MVQ_NR0 2 /* src0 rows per local row of the work-group */
+#ifndef MVQ_NR1
 #define MVQ_NR1 8 /* src1 rows per work-group */
+#endif
 
 /* sum of the four products of signed bytes a[i] * b[i], plus c */
 #if CT_HAS_INT_DOT && defined(__opencl_c_integer_dot_product_input_4x8bit_packed)
@@ -291,6 +293,18 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
               const int nlanes, float *acc) {
     const int nblk = ne00 / 32, nunits = ne00 / 64;
     for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
+#ifdef MVQ_DIAG_LOAD_ONLY /* experiment: the same weight loads, no y, no decode */
+    const int wpu = t == MM_Q8_0 ? 17 : t == MM_Q4_1 ? 10 : t == MM_Q5_0 ? 11 : t == MM_Q5_1 ? 12 : t == MM_Q5_K ? 11 : 9;
+    for (int u = lane; u < nunits; u += nlanes) {
+        for (int r = 0; r < MVQ_NR0; r++) {
+            const __global uint *p = (const __global uint *)(x + (ulong)min(r, max(nr0 - 1, 0)) * nb01) + u * wpu;
+            uint h = 0;
+            for (int i = 0; i < wpu; i++) h ^= p[i];
+            acc[r] += as_float(h & 0x3F7FFFFFu);
+        }
+    }
+    return;
+#endif
     for (int u = lane; u < nunits; u += nlanes) {
         mvq_unit w[MVQ_NR0];
         for (int r = 0; r < MVQ_NR0; r++) mvq_decode(t, x + (ulong)min(r, max(nr0 - 1, 0)) * nb01, u, kv, &w[r]);
@@ -300,10 +314,15 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
             if (c >= nr1) break;
             const __global uchar *yc = yq + (ulong)c * (ulong)ne00;
             for (int j = 0; j < 2; j++) {
+#ifdef MVQ_DIAG_NO_Y /* experiment: activations made up, not loaded */
+                const int y[8] = {u, u + 1, u + 2, u + 3, u + 4, u + 5, u + 6, u + 7};
+                const float2 ds = (float2)(1.0f, as_float(yb[j]));
+#else
                 const __global int4 *y4 = (const __global int4 *)(yc + 32 * yb[j]);
                 const int4 ya = y4[0], yb4 = y4[1];
                 const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
                 const float2 ds = yds[(ulong)c * (ulong)nblk + (ulong)yb[j]];
+#endif
                 const float yd = ds.x;
                 const int ys = as_int(ds.y);
                 for (int r = 0; r < MVQ_NR0; r++) {
