@@ -197,11 +197,8 @@ float ct_div(float a, float b) {
  * GPUs return other NaNs (NVIDIA: 0x7FFFFFFF), whose sign and payload would reach
  * the output: a dequantized NaN scale, a quantized block's fp16 scale. */
 float ct_xnan(float a, float b, float r) {
-    /* masks, not branches (the compiler made branches of ?:), so that nothing stands
-     * between a kernel's loads: the row kernels issue all their loads first */
-    const uint na = 0u - (uint)isnan(a), nb = (0u - (uint)isnan(b)) & ~na, nr = 0u - (uint)isnan(r);
-    const uint n = ((as_uint(a) | 0x400000u) & na) | ((as_uint(b) | 0x400000u) & nb) | (0xFFC00000u & ~(na | nb));
-    return as_float((n & nr) | (as_uint(r) & ~nr));
+    const uint n = isnan(a) ? as_uint(a) | 0x400000u : isnan(b) ? as_uint(b) | 0x400000u : 0xFFC00000u;
+    return isnan(r) ? as_float(n) : r; /* a select: no branch between a kernel's loads */
 }
 float ct_xadd(float a, float b) { return ct_xnan(a, b, a + b); }
 float ct_xsub(float a, float b) { return ct_xnan(a, b, a - b); }
@@ -289,10 +286,13 @@ float ct_deq_q3_K(const __global uchar *b, int j) {
 }
 
 void ct_get_scale_min_k4(int j, const __global uchar *q, int *d, int *m) {
-    /* the same three loads and a select for either half of j (no branch) */
-    const int lo = q[j & 3], hi = q[j + 4], own = q[j];
-    *d = j < 4 ? lo & 63 : (hi & 15) | ((lo >> 6) << 4);
-    *m = j < 4 ? hi & 63 : (hi >> 4) | ((own >> 6) << 4);
+    if (j < 4) {
+        *d = q[j] & 63;
+        *m = q[j + 4] & 63;
+    } else {
+        *d = (q[j + 4] & 15) | ((q[j - 4] >> 6) << 4);
+        *m = (q[j + 4] >> 4) | ((q[j] >> 6) << 4);
+    }
 }
 
 /* Q4_K: d@0, dmin@2, scales@4, qs@16. */

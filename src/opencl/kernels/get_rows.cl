@@ -169,13 +169,9 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
     __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
         CT_ROWS_PROLOGUE                                                                                  \
         RAW v[CT_ROWS_NPER];                                                                              \
-        if (nfull > 0) {                                                                                  \
-            /* unconditional loads (a unit past nper or the row repeats one in it), so */                \
-            /* that no branch separates them */                                                           \
-            _Pragma("unroll") for (int k = 0; k < CT_ROWS_NPER; k++) {                                    \
-                const long u = min(k < nper ? u0 + k * nth : u0, nfull - 1);                             \
-                v[k] = LD4(src, u);                                                                       \
-            }                                                                                             \
+        for (int k = 0; k < CT_ROWS_NPER; k++) {                                                          \
+            const long u = u0 + k * nth;                                                                  \
+            if (k < nper && u < nfull) v[k] = LD4(src, u);                                                \
         }                                                                                                 \
         for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
             const long u = u0 + k * nth;                                                                  \
