@@ -382,6 +382,16 @@ static void test_mul_mat(void) {
     mm_case(&(mm_p){CT_TYPE_F32, 5, 3, 0, 1, 1, 1, 1, false, 0});
     mm_case(&(mm_p){CT_TYPE_Q4_0, 5, 20, 0, 1, 1, 1, 1, false, 0});
     mm_case(&(mm_p){CT_TYPE_Q4_0, 5, 3, 0, 1, 1, 1, 1, false, 0}); /* a mat-vec batch: not the 8-bit path */
+    /* the 8-bit path's staging: rows of one full 32-unit chunk and a partial one, 9 rows
+     * (two work-groups, a partial pair); K-quants of 11 super-blocks, so that Q6_K rows
+     * alternate between 4- and 2-byte aligned starts */
+    for (size_t t = 0; t < N_MM_TYPES; t++) {
+        const ct_type ta = mm_types[t];
+        if (is_float(ta)) continue;
+        const int64_t k = ct_type_block_size(ta) == 256 ? 256 * 11 : 64 * 37;
+        mm_case(&(mm_p){ta, 9, 1, k, 1, 1, 1, 1, false, 0});
+        mm_case(&(mm_p){ta, 9, 3, k, 1, 1, 1, 1, false, 0});
+    }
     /* decode-like: long quantized rows, several rows per group, n = 1 and 4 */
     mm_case(&(mm_p){CT_TYPE_Q4_0, 64, 1, 4096, 1, 1, 1, 1, false, 0});
     mm_case(&(mm_p){CT_TYPE_Q4_K, 33, 4, 4096, 1, 1, 1, 1, false, 0});

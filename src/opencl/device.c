@@ -179,6 +179,8 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
         }
     }
     for (int i = 0; i < 3; i++) d->max_work_item_sizes[i] = items[i] ? items[i] : 1;
+    const cl_ulong local_mem = info_ulong(id, CL_DEVICE_LOCAL_MEM_SIZE);
+    d->local_mem = local_mem > SIZE_MAX ? SIZE_MAX : (size_t)local_mem;
 
     cl_ulong max_alloc = info_ulong(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
     d->max_size = max_alloc > SIZE_MAX ? SIZE_MAX : (size_t)max_alloc;

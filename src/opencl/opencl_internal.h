@@ -126,6 +126,7 @@ typedef struct ct_ocl_device {
     int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
+    size_t local_mem;  /* CL_DEVICE_LOCAL_MEM_SIZE in bytes */
     size_t max_size;   /* CL_DEVICE_MAX_MEM_ALLOC_SIZE, lowered by env CT_OPENCL_MAX_SIZE */
     size_t global_mem; /* CL_DEVICE_GLOBAL_MEM_SIZE */
     size_t alignment;  /* buffer type alignment: CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes, at least 128 */

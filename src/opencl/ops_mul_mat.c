@@ -31,7 +31,6 @@ enum {
     MVQ_NR0 = 2, /* as kernels/mul_mvq.cl */
     MVQ_NR1 = 8,
     MVQ_UNIT = 64, /* src0 values per work-item step */
-    MVQ_SG_PAIRS = 4, /* with sub-groups: MVQ_NR0-row pairs per work-group */
     QY_WG = 64, /* as kernels/mul_mvq.cl: 8 blocks of 8 work-items */
     ROW_WG = 64,
     C4_WG = 64,
@@ -120,12 +119,29 @@ static void local_rows(size_t total, size_t units, size_t local[3]) {
     local[0] = lx, local[1] = total / lx, local[2] = 1;
 }
 
+/* Work-items of an 8-bit mat-vec team, which stages MVQ_TEAM units of MVQ_NR0 rows at a
+ * time in local memory (kernels/mul_mvq.cl); the stage's bytes (mvq_lane_words there). */
+enum { MVQ_TEAM = 32 };
+static size_t mvq_stage_bytes(ct_type t) {
+    const size_t chunk = (size_t)MVQ_TEAM * MVQ_UNIT / (size_t)ct_type_block_size(t) * ct_type_size(t);
+    const size_t lane_words = (chunk + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM);
+    return MVQ_NR0 * MVQ_TEAM * lane_words * 4;
+}
+
+/* Teams in a work-group: as many as MV_WG work-items hold, 0 when not one fits. */
+static size_t mvq_teams(const ct_ocl_backend *be, ct_ocl_kernel_id id, ct_type t) {
+    size_t teams = ct_ocl_clamp_wg(be, id, MV_WG) / MVQ_TEAM;
+    while (teams > 0 && 16 + teams * mvq_stage_bytes(t) > be->dev->local_mem) teams--;
+    return teams;
+}
+
 /* The 8-bit path applies: a quantized src0 in whole 64-value units whose words
- * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2). */
+ * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2), and a
+ * work-group and local memory that hold a team. */
 static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_kernels *k) {
     if (k->mvq == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, k->mvq) ||
         !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY) ||
-        ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG)
+        ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG || mvq_teams(be, k->mvq, a->type) == 0)
         return false;
     return a->ne[0] > 0 && a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
 }
@@ -166,18 +182,10 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     if (st != CT_OK) return st;
 
     const ct_ocl_kernel_id id = k->mvq;
-    const size_t total = ct_ocl_clamp_wg(be, id, MV_WG);
-    size_t rows_per_group, scratch;
-    if (be->dev->has_subgroups) {
-        /* 1-D groups of MVQ_SG_PAIRS sub-groups, MVQ_NR0 rows each; scratch holds IQ4_NL's table */
-        local[0] = total, local[1] = 1, local[2] = 1;
-        rows_per_group = MVQ_NR0 * MVQ_SG_PAIRS;
-        scratch = 16;
-    } else {
-        local_rows(total, (size_t)ne00 / MVQ_UNIT, local);
-        rows_per_group = MVQ_NR0 * local[1];
-        scratch = MVQ_NR0 * MVQ_NR1 * total * sizeof(float); /* >= IQ4_NL's 16 bytes */
-    }
+    /* 1-D groups of teams, MVQ_NR0 rows each; scratch: IQ4_NL's table, then a stage per team */
+    const size_t teams = mvq_teams(be, id, a->type);
+    local[0] = teams * MVQ_TEAM, local[1] = 1, local[2] = 1;
+    const size_t rows_per_group = MVQ_NR0 * teams, scratch = 16 + teams * mvq_stage_bytes(a->type);
     groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
     groups[1] = ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
     groups[2] = nbatch;

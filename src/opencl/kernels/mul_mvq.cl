@@ -14,17 +14,16 @@
  * src1 row r (r = (i13 * ne12 + i12) * ne11 + i11) has its q at r * ne10 and its
  * (d, s) pairs at nrows * ne10 + (r * ne10 / 32 + block) * 8.
  *
- * Uses MM_*, mm_kvalues_iq4nl, mm_scale_min_k4 and mm_mv_tree from mul_mat.cl, which
- * the build concatenates before this file (embed.cmake: file name order).
+ * Uses MM_* and mm_kvalues_iq4nl from mul_mat.cl, which the build concatenates
+ * before this file (embed.cmake: file name order).
  *
- * A work-item takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows; its
- * loads are 32-bit words, so the encoder requires 4-byte aligned src0 rows (Q6_K,
- * 210-byte blocks, reads 16-bit halves) and ne00 % 64 == 0. */
+ * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
+ * staged in local memory by 32-bit words (see "staging"), so the encoder requires
+ * 4-byte aligned src0 rows (Q6_K, 210-byte blocks, 2-byte aligned ones) and
+ * ne00 % 64 == 0. */
 
-#define MVQ_NR0 2 /* src0 rows per local row of the work-group */
-#ifndef MVQ_NR1
+#define MVQ_NR0 2 /* src0 rows per team */
 #define MVQ_NR1 8 /* src1 rows per work-group */
-#endif
 
 /* sum of the four products of signed bytes a[i] * b[i], plus c */
 #if CT_HAS_INT_DOT && defined(__opencl_c_integer_dot_product_input_4x8bit_packed)
@@ -116,8 +115,8 @@ typedef struct mvq_unit {
     float a[2], b[2];
 } mvq_unit;
 
-/* word i (32 bits) at a 4-byte aligned address */
-uint mvq_w(const __global uchar *p, int i) { return ((const __global uint *)p)[i]; }
+/* word i (32 bits) at a 4-byte aligned address of the stage */
+uint mvq_w(__local const uchar *p, int i) { return ((__local const uint *)p)[i]; }
 /* the 32 bits at byte offset 2 of words i, i + 1 */
 uint mvq_mid(uint lo, uint hi) { return (lo >> 16) | (hi << 16); }
 float mvq_h(uint bits16) {
@@ -137,14 +136,26 @@ void mvq_nibbles(const uint *q, int *p) {
     }
 }
 
-void mvq_decode(const int t, const __global uchar *x, const int u, __local const char *kv, mvq_unit *o) {
+/* mm_scale_min_k4 on the stage (OpenCL C 1.2 has no generic address space) */
+void mvq_scale_min_k4(int j, __local const uchar *s, int *d, int *m) {
+    if (j < 4) {
+        *d = s[j] & 63;
+        *m = s[j + 4] & 63;
+    } else {
+        *d = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
+        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
+    }
+}
+
+/* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
+void mvq_decode(const int t, __local const uchar *x, const int u, __local const char *kv, mvq_unit *o) {
     for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
     o->b[0] = o->b[1] = 0.0f;
     switch (t) {
     case MM_Q4_0:
     case MM_IQ4_NL: { /* two 18-byte blocks: d | qs[16] */
-        const __global uchar *b = x + 36 * u;
+        __local const uchar *b = x + 36 * u;
         uint w[9];
         for (int i = 0; i < 9; i++) w[i] = mvq_w(b, i);
         const uint q0[4] = {mvq_mid(w[0], w[1]), mvq_mid(w[1], w[2]), mvq_mid(w[2], w[3]), mvq_mid(w[3], w[4])};
@@ -164,7 +175,7 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
     }
     case MM_Q4_1: { /* two 20-byte blocks: d, m | qs[16] */
         for (int j = 0; j < 2; j++) {
-            const __global uchar *b = x + 20 * (2 * u + j);
+            __local const uchar *b = x + 20 * (2 * u + j);
             const uint h = mvq_w(b, 0);
             const uint q[4] = {mvq_w(b, 1), mvq_w(b, 2), mvq_w(b, 3), mvq_w(b, 4)};
             mvq_nibbles(q, o->p + 8 * j);
@@ -176,7 +187,7 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
     case MM_Q5_1: { /* Q5_0: two 22-byte blocks d | qh[4] | qs[16]; Q5_1: 24-byte d, m | qh | qs */
         uint qh[2], q[2][4];
         if (t == MM_Q5_0) {
-            const __global uchar *b = x + 44 * u;
+            __local const uchar *b = x + 44 * u;
             uint w[11];
             for (int i = 0; i < 11; i++) w[i] = mvq_w(b, i);
             qh[0] = mvq_mid(w[0], w[1]);
@@ -187,7 +198,7 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
             o->off = 16;
         } else {
             for (int j = 0; j < 2; j++) {
-                const __global uchar *b = x + 24 * (2 * u + j);
+                __local const uchar *b = x + 24 * (2 * u + j);
                 const uint h = mvq_w(b, 0);
                 qh[j] = mvq_w(b, 1);
                 for (int k = 0; k < 4; k++) q[j][k] = mvq_w(b, 2 + k);
@@ -204,7 +215,7 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         return;
     }
     case MM_Q8_0: { /* two 34-byte blocks: d | qs[32] */
-        const __global uchar *b = x + 68 * u;
+        __local const uchar *b = x + 68 * u;
         uint w[17];
         for (int i = 0; i < 17; i++) w[i] = mvq_w(b, i);
         for (int k = 0; k < 8; k++) o->p[k] = (int)mvq_mid(w[k], w[k + 1]);
@@ -215,9 +226,9 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
     case MM_Q4_K:
     case MM_Q5_K: { /* chunk c of a super-block: sub-blocks 2c (low nibbles), 2c + 1 (high) */
         const int q4k = t == MM_Q4_K;
-        const __global uchar *b = x + (q4k ? 144 : 176) * (u >> 2);
+        __local const uchar *b = x + (q4k ? 144 : 176) * (u >> 2);
         const int c = u & 3;
-        const __global uchar *qs = b + (q4k ? 16 : 48) + 32 * c;
+        __local const uchar *qs = b + (q4k ? 16 : 48) + 32 * c;
         const uint h = mvq_w(b, 0);
         uint q[8];
         for (int k = 0; k < 8; k++) q[k] = mvq_w(qs, k);
@@ -235,7 +246,7 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
         const float d = mvq_h(h), dmin = mvq_h(h >> 16);
         for (int j = 0; j < 2; j++) {
             int sc, m;
-            mm_scale_min_k4(2 * c + j, b + 4, &sc, &m);
+            mvq_scale_min_k4(2 * c + j, b + 4, &sc, &m);
             o->a[j] = d * (float)sc;
             o->b[j] = -(dmin * (float)m);
         }
@@ -244,10 +255,10 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
     case MM_Q6_K:
     default: { /* 210-byte blocks (16-bit aligned): unit (h, kk) holds y blocks
                 * 4h + kk (low nibbles, qh bits 2kk) and 4h + kk + 2 (high, bits 2kk + 4) */
-        const __global uchar *b = x + 210 * (u >> 2);
+        __local const uchar *b = x + 210 * (u >> 2);
         const int h = (u >> 1) & 1, kk = u & 1;
-        const __global ushort *ql = (const __global ushort *)(b + 64 * h + 32 * kk);
-        const __global ushort *qh = (const __global ushort *)(b + 128 + 32 * h);
+        __local const ushort *ql = (__local const ushort *)(b + 64 * h + 32 * kk);
+        __local const ushort *qh = (__local const ushort *)(b + 128 + 32 * h);
         for (int k = 0; k < 8; k++) {
             const uint l = (uint)ql[2 * k] | ((uint)ql[2 * k + 1] << 16);
             const uint hb = (uint)qh[2 * k] | ((uint)qh[2 * k + 1] << 16);
@@ -257,9 +268,9 @@ void mvq_decode(const int t, const __global uchar *x, const int u, __local const
             o->p[k] = (int)(((v0 | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
             o->p[8 + k] = (int)(((v1 | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
         }
-        const __global char *sc = (const __global char *)(b + 192 + 8 * h + 2 * kk);
+        __local const char *sc = (__local const char *)(b + 192 + 8 * h + 2 * kk);
         o->m[0] = sc[0], o->m[1] = sc[1], o->m[2] = sc[4], o->m[3] = sc[5];
-        o->a[0] = o->a[1] = vload_half(0, (const __global half *)(b + 208));
+        o->a[0] = o->a[1] = vload_half(0, (__local const half *)(b + 208));
         return;
     }
     }
@@ -276,6 +287,73 @@ void mvq_yblocks(const int t, const int u, int *yb) {
     }
 }
 
+/* ---- staging ---------------------------------------------------------------- */
+
+/* A team of MVQ_TEAM work-items takes MVQ_TEAM units of MVQ_NR0 rows at a time (a
+ * chunk): it copies the chunk's bytes into local memory with neighbouring words on
+ * neighbouring lanes, then each lane decodes its unit from there. Read straight from
+ * global memory, a lane's words lie a unit (36-68 bytes) apart and each load touches
+ * ~9 cache lines: with nothing but those loads the kernel reached 68% of the H200's
+ * copy bandwidth (docs/perf/NOTES-h200.md, call 14). The next chunk's loads are issued
+ * before this one is decoded, so they are in flight while the lanes compute. */
+#define MVQ_TEAM 32
+#define MVQ_LW_MAX 17 /* the most words a lane loads per chunk and row (Q8_0) */
+
+/* Bytes of n units from a unit that starts a block pair (K-quants: a super-block, n % 4 == 0). */
+int mvq_units_bytes(const int t, const int n) {
+    switch (t) {
+    case MM_Q4_0:
+    case MM_IQ4_NL: return 36 * n;
+    case MM_Q4_1: return 40 * n;
+    case MM_Q5_0: return 44 * n;
+    case MM_Q5_1: return 48 * n;
+    case MM_Q8_0: return 68 * n;
+    case MM_Q4_K: return 144 * (n / 4);
+    case MM_Q5_K: return 176 * (n / 4);
+    default: return 210 * (n / 4); /* MM_Q6_K */
+    }
+}
+
+/* Words a lane loads per chunk and row (ops_mul_mat.c sizes the stage from this). */
+int mvq_lane_words(const int t) { return (mvq_units_bytes(t, MVQ_TEAM) + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM); }
+
+/* This lane's words of the chunk at unit `base` of each row; Q6_K rows, 2-byte
+ * aligned, by halves. */
+void mvq_stage_load(const int t, const __global uchar *const *row, const int base, const int nunits,
+                    const int lane, uint (*v)[MVQ_LW_MAX]) {
+    const int lw = mvq_lane_words(t);
+    const int cs = mvq_units_bytes(t, base), nb = mvq_units_bytes(t, min(MVQ_TEAM, nunits - base));
+    for (int r = 0; r < MVQ_NR0; r++) {
+        if (t == MM_Q6_K) {
+            const __global ushort *h = (const __global ushort *)(row[r] + cs);
+            const int nh = nb / 2;
+            for (int i = 0; i < lw; i++) {
+                const int w = i * MVQ_TEAM + lane;
+                const uint lo = 2 * w < nh ? h[2 * w] : 0u, hi = 2 * w + 1 < nh ? h[2 * w + 1] : 0u;
+                v[r][i] = lo | (hi << 16);
+            }
+        } else {
+            const __global uint *p = (const __global uint *)(row[r] + cs);
+            const int nw = nb / 4;
+            for (int i = 0; i < lw; i++) {
+                const int w = i * MVQ_TEAM + lane;
+                v[r][i] = w < nw ? p[w] : 0u;
+            }
+        }
+    }
+}
+
+/* Synchronizes a team: its sub-group when teams are sub-groups (sg), else the work-group. */
+void mvq_team_barrier(const int sg) {
+#if CT_HAS_SUBGROUPS
+    if (sg) {
+        sub_group_barrier(CLK_LOCAL_MEM_FENCE);
+        return;
+    }
+#endif
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+
 /* ---- the kernel ------------------------------------------------------------- */
 
 #define MVQ_ARGS                                                                                                \
@@ -285,44 +363,40 @@ void mvq_yblocks(const int t, const int u, int *yb) {
 #define MVQ_PASS \
     src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
 
-/* This work-item's share of the dot products of MVQ_NR0 src0 rows at x (rows past
- * nr0 repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
- * work buffer (q at yq, (d, s) at yds): units lane, lane + nlanes, ... into acc[c][r]. */
+/* This lane's share of the dot products of MVQ_NR0 src0 rows at x (rows past nr0
+ * repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
+ * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
+ * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). */
 void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int nr0, const __global uchar *yq,
               const __global float2 *yds, const int ne00, const int nr1, __local const char *kv, const int lane,
-              const int nlanes, float *acc) {
-    const int nblk = ne00 / 32, nunits = ne00 / 64;
+              const int sg, __local uint *stage, float *acc) {
+    const int nblk = ne00 / 32, nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
+    const __global uchar *row[MVQ_NR0];
+    for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
     for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
-#ifdef MVQ_DIAG_LOAD_ONLY /* experiment: the same weight loads, no y, no decode */
-    const int wpu = t == MM_Q8_0 ? 17 : t == MM_Q4_1 ? 10 : t == MM_Q5_0 ? 11 : t == MM_Q5_1 ? 12 : t == MM_Q5_K ? 11 : 9;
-    for (int u = lane; u < nunits; u += nlanes) {
-        for (int r = 0; r < MVQ_NR0; r++) {
-            const __global uint *p = (const __global uint *)(x + (ulong)min(r, max(nr0 - 1, 0)) * nb01) + u * wpu;
-            uint h = 0;
-            for (int i = 0; i < wpu; i++) h ^= p[i];
-            acc[r] += as_float(h & 0x3F7FFFFFu);
-        }
-    }
-    return;
-#endif
-    for (int u = lane; u < nunits; u += nlanes) {
+    uint v[MVQ_NR0][MVQ_LW_MAX];
+    mvq_stage_load(t, row, 0, nunits, lane, v);
+    for (int base = 0; base < nunits; base += MVQ_TEAM) {
+        mvq_team_barrier(sg); /* the previous chunk's readers are done */
+        for (int r = 0; r < MVQ_NR0; r++)
+            for (int i = 0; i < mvq_lane_words(t); i++) stage[r * sw + i * MVQ_TEAM + lane] = v[r][i];
+        mvq_team_barrier(sg);
+        if (base + MVQ_TEAM < nunits) mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);
+        const int u = base + lane;
+        if (u >= nunits) continue;
         mvq_unit w[MVQ_NR0];
-        for (int r = 0; r < MVQ_NR0; r++) mvq_decode(t, x + (ulong)min(r, max(nr0 - 1, 0)) * nb01, u, kv, &w[r]);
+        for (int r = 0; r < MVQ_NR0; r++)
+            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);
         int yb[2];
         mvq_yblocks(t, u, yb);
         for (int c = 0; c < MVQ_NR1; c++) {
             if (c >= nr1) break;
             const __global uchar *yc = yq + (ulong)c * (ulong)ne00;
             for (int j = 0; j < 2; j++) {
-#ifdef MVQ_DIAG_NO_Y /* experiment: activations made up, not loaded */
-                const int y[8] = {u, u + 1, u + 2, u + 3, u + 4, u + 5, u + 6, u + 7};
-                const float2 ds = (float2)(1.0f, as_float(yb[j]));
-#else
                 const __global int4 *y4 = (const __global int4 *)(yc + 32 * yb[j]);
                 const int4 ya = y4[0], yb4 = y4[1];
                 const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
                 const float2 ds = yds[(ulong)c * (ulong)nblk + (ulong)yb[j]];
-#endif
                 const float yd = ds.x;
                 const int ys = as_int(ds.y);
                 for (int r = 0; r < MVQ_NR0; r++) {
@@ -338,14 +412,13 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
     }
 }
 
-/* With sub-groups, a work-group covers MVQ_SG_PAIRS x MVQ_NR0 src0 rows (the encoder's
- * count), each sub-group MVQ_NR0 of them at a time, reduced by sub_group_reduce_add:
- * no local memory or barrier (a tree of 7 barriers cost as much as the dots when each
- * work-item had two units). Any sub-group size gives the right result; 32 lanes (NVIDIA)
- * give each of the 4 sub-groups of 128 work-items one pair, 64 (AMD) two pairs to each
- * of 2, while 16- or 8-wide sub-groups would leave all but 4 of theirs idle.
- * Without: a work-group (lx, ly) gives local row ly MVQ_NR0 rows, reduced in local memory. */
-#define MVQ_SG_PAIRS 4
+/* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows. Teams are
+ * sub-groups where the device's are MVQ_TEAM wide (NVIDIA): sub-group barriers and
+ * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
+ * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
+ * runs every chunk (past the last row it repeats that row and stores nothing), and
+ * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
+ * (ops_mul_mat.c sizes it); the reduction reuses the stages. */
 void mvq(const int t, MVQ_ARGS) {
     const int r1 = get_group_id(1) * MVQ_NR1, nr1 = min(MVQ_NR1, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
@@ -354,23 +427,22 @@ void mvq(const int t, MVQ_ARGS) {
     const __global uchar *yq = work + yrow0 * (ulong)ne00;
     const __global float2 *yds = (const __global float2 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 32);
     __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
-    const int nv = nr1 * MVQ_NR0;
+    const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
 
-    __local char *kv = (__local char *)scratch; /* IQ4_NL's values; the reduction reuses it after a barrier */
+    __local char *kv = (__local char *)scratch;
     if (t == MM_IQ4_NL) {
-        const int n = get_local_size(0) * get_local_size(1);
-        for (int l = get_local_id(1) * get_local_size(0) + get_local_id(0); l < 16; l += n)
-            kv[l] = (char)mm_kvalues_iq4nl[l];
+        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)mm_kvalues_iq4nl[l];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
 #if CT_HAS_SUBGROUPS
-    const int lane = get_sub_group_local_id(), nlanes = get_sub_group_size();
-    for (int pair = get_sub_group_id(); pair < MVQ_SG_PAIRS; pair += get_num_sub_groups()) {
-        const int r0 = (get_group_id(0) * MVQ_SG_PAIRS + pair) * MVQ_NR0;
-        if (r0 >= ne01) break; /* uniform in the sub-group */
+    if (get_max_sub_group_size() == MVQ_TEAM) {
+        const int team = get_sub_group_id(), lane = get_sub_group_local_id();
+        const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
+        if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
-        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, nlanes, acc);
+        __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
 #pragma unroll
         for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++) {
             if (v >= nv) break;
@@ -378,24 +450,29 @@ void mvq(const int t, MVQ_ARGS) {
             const int c = v / MVQ_NR0, r = v % MVQ_NR0;
             if (lane == 0 && r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
         }
-    }
-#else
-    const int tid = get_local_id(0), wg = get_local_size(0);
-    const int r0 = (get_group_id(0) * get_local_size(1) + get_local_id(1)) * MVQ_NR0;
-    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, tid, wg, acc);
-    __local float *part = scratch + get_local_id(1) * nv * wg;
-    barrier(CLK_LOCAL_MEM_FENCE); /* IQ4_NL's table is no longer read */
-#pragma unroll
-    for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++)
-        if (v < nv) part[v * wg + tid] = acc[v];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    mm_mv_tree(nv, scratch);
-    for (int v = tid; v < nv; v += wg) {
-        const int c = v / MVQ_NR0, r = v % MVQ_NR0;
-        if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = part[v * wg];
+        return;
     }
 #endif
+    const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
+    const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
+    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
+    __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage, acc);
+    __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++)
+        if (v < nv) part[v * MVQ_TEAM + lane] = acc[v];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = MVQ_TEAM / 2; h > 0; h >>= 1) {
+        if (lane < h)
+            for (int v = 0; v < nv; v++) part[v * MVQ_TEAM + lane] += part[v * MVQ_TEAM + lane + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    for (int v = lane; v < nv; v += MVQ_TEAM) {
+        const int c = v / MVQ_NR0, r = v % MVQ_NR0;
+        if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = part[v * MVQ_TEAM];
+    }
 }
 
 #define MVQ_KERNEL(name, T) \
