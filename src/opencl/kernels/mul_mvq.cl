@@ -10,11 +10,15 @@
  * 4 and spends about one instruction per weight: the float kernel in mul_mat.cl
  * was bound by its per-element decode on the H200 (docs/PERF.md).
  *
- * Work layout (work buffer, written by ct_quantize_qy and read by ct_mul_mvq_*):
- * src1 row r (r = (i13 * ne12 + i12) * ne11 + i11) has its q at r * ne10 and its
- * (d, s) pairs at nrows * ne10 + (r * ne10 / 32 + block) * 8.
+ * Work layout (work buffer, written by ct_quantize_qy and read by ct_mul_mvq_*), in
+ * the order the mat-vec reads it: src0 unit u (64 values) meets y blocks (u, 0) and
+ * (u, 1) (mvq_ypos: which blocks those are depends on the src0 type). src1 row r
+ * (r = (i13 * ne12 + i12) * ne11 + i11) has its q at r * ne10 in four planes of
+ * ne10 / 4 bytes, plane 2j + h holding half h (16 bytes) of block (u, j) at u * 16, so
+ * neighbouring work-items load neighbouring 16 bytes; its (d, s) pairs sit at
+ * nrows * ne10 + r * ne10 / 4 + u * 16 + j * 8.
  *
- * Uses MM_* and mm_kvalues_iq4nl from mul_mat.cl, which the build concatenates
+ * Uses MM_* from mul_mat.cl, which the build concatenates
  * before this file (embed.cmake: file name order).
  *
  * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
@@ -46,13 +50,25 @@ int mvq_dp4(int a, int b, int c) {
 /* Ties to even: v + 1.5 * 2^23 rounds in the float adder (|v| <= 127.5 here). */
 int mvq_round_even(float v) { return (int)(as_uint(v + 12582912.0f) - 0x4B400000u); }
 
+/* Block b of a row as (unit u, j): for Q6_K, unit (s, h, kk) of super-block s takes
+ * blocks 8s + 4h + kk and 8s + 4h + kk + 2 (mvq_decode's order); else blocks 2u, 2u + 1. */
+int mvq_ypos(const int q6k, const int b, int *j) {
+    if (q6k) {
+        *j = (b >> 1) & 1;
+        return ((b >> 3) << 2) | (((b >> 2) & 1) << 1) | (b & 1);
+    }
+    *j = b & 1;
+    return b >> 1;
+}
+
 /* Eight work-items per 32-value block, four values each (one block per WI kept
  * 448 WIs busy for a 14336-wide row, and they ran serially): grid (ne10 / 4,
  * ne11, ne12 * ne13) in groups of QY_WG (a multiple of 8, the encoder's). The
- * block's max and flags meet in local memory; its first WI writes (d, s). */
+ * block's max and flags meet in local memory; its first WI writes (d, s). q6k: the
+ * layout for Q6_K's units. */
 #define QY_WG 64
 __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, int ne11, int ne12, ulong nb11,
-                             ulong nb12, ulong nb13, __global uchar *work, ulong nrows) {
+                             ulong nb12, ulong nb13, __global uchar *work, ulong nrows, int q6k) {
     __local float lmax[QY_WG];
     __local int lflag[QY_WG], lsum[QY_WG];
     const int gid = get_global_id(0), lid = get_local_id(0), first = lid & ~7;
@@ -92,11 +108,14 @@ __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, 
     barrier(CLK_LOCAL_MEM_FENCE);
     if (!active) return;
     const ulong row = ((ulong)im * (ulong)ne11 + (ulong)i11);
-    ((__global char4 *)(work + row * (ulong)ne10))[gid] = convert_char4(q);
+    int j;
+    const int u = mvq_ypos(q6k, blk, &j), g = gid & 7; /* g: 4-value group of the block */
+    __global uchar *plane = work + row * (ulong)ne10 + (ulong)(2 * j + (g >> 2)) * (ulong)(ne10 / 4);
+    ((__global char4 *)(plane + 16 * u))[g & 3] = convert_char4(q);
     if (lid == first) {
         int s = 0;
         for (int i = 0; i < 8; i++) s += lsum[first + i];
-        __global uint *ds = (__global uint *)(work + nrows * (ulong)ne10) + 2 * (row * (ulong)nblk + (ulong)blk);
+        __global uint *ds = (__global uint *)(work + nrows * (ulong)ne10) + 2 * (row * (ulong)nblk + 2 * (ulong)u + j);
         ds[0] = as_uint(d);
         ds[1] = (uint)s;
     }
@@ -148,7 +167,10 @@ void mvq_scale_min_k4(int j, __local const uchar *s, int *d, int *m) {
 }
 
 /* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
-void mvq_decode(const int t, __local const uchar *x, const int u, __local const char *kv, mvq_unit *o) {
+/* IQ4_NL's 16 values (as ct_kvalues_iq4nl), looked up 4 bytes at a time by shuffle() */
+#define MVQ_KV_IQ4NL (char16)(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113)
+
+void mvq_decode(const int t, __local const uchar *x, const int u, mvq_unit *o) {
     for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
     o->b[0] = o->b[1] = 0.0f;
@@ -166,10 +188,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
         if (t == MM_Q4_0) {
             o->off = 8;
         } else {
-            for (int k = 0; k < 16; k++) {
-                const uchar4 n = as_uchar4(o->p[k]);
-                o->p[k] = as_int((char4)(kv[n.s0], kv[n.s1], kv[n.s2], kv[n.s3]));
-            }
+            for (int k = 0; k < 16; k++) o->p[k] = as_int(shuffle(MVQ_KV_IQ4NL, as_uchar4(o->p[k])));
         }
         return;
     }
@@ -276,17 +295,6 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
     }
 }
 
-/* The two y blocks of unit u. */
-void mvq_yblocks(const int t, const int u, int *yb) {
-    if (t == MM_Q6_K) {
-        yb[0] = 8 * (u >> 2) + 4 * ((u >> 1) & 1) + (u & 1);
-        yb[1] = yb[0] + 2;
-    } else {
-        yb[0] = 2 * u;
-        yb[1] = 2 * u + 1;
-    }
-}
-
 /* ---- staging ---------------------------------------------------------------- */
 
 /* A team of MVQ_TEAM work-items takes MVQ_TEAM units of MVQ_NR0 rows at a time (a
@@ -368,9 +376,9 @@ void mvq_team_barrier(const int sg) {
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
  * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). */
 void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int nr0, const __global uchar *yq,
-              const __global float2 *yds, const int ne00, const int nr1, __local const char *kv, const int lane,
+              const __global float4 *yds, const int ne00, const int nr1, const int lane,
               const int sg, __local uint *stage, float *acc) {
-    const int nblk = ne00 / 32, nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
+    const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
     const __global uchar *row[MVQ_NR0];
     for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
     for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
@@ -386,17 +394,15 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
         if (u >= nunits) continue;
         mvq_unit w[MVQ_NR0];
         for (int r = 0; r < MVQ_NR0; r++)
-            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);
-        int yb[2];
-        mvq_yblocks(t, u, yb);
+            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, &w[r]);
         for (int c = 0; c < MVQ_NR1; c++) {
             if (c >= nr1) break;
-            const __global uchar *yc = yq + (ulong)c * (ulong)ne00;
+            const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
+            const float4 ds4 = yds[(ulong)c * (ulong)nunits + (ulong)u]; /* (d, s) of blocks (u, 0), (u, 1) */
             for (int j = 0; j < 2; j++) {
-                const __global int4 *y4 = (const __global int4 *)(yc + 32 * yb[j]);
-                const int4 ya = y4[0], yb4 = y4[1];
+                const int4 ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
                 const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
-                const float2 ds = yds[(ulong)c * (ulong)nblk + (ulong)yb[j]];
+                const float2 ds = j == 0 ? ds4.s01 : ds4.s23;
                 const float yd = ds.x;
                 const int ys = as_int(ds.y);
                 for (int r = 0; r < MVQ_NR0; r++) {
@@ -417,23 +423,18 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
  * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
  * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
  * runs every chunk (past the last row it repeats that row and stores nothing), and
- * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
- * (ops_mul_mat.c sizes it); the reduction reuses the stages. */
+ * the sums meet in local memory. scratch: the teams' stages (ops_mul_mat.c sizes it),
+ * which the reduction reuses. */
 void mvq(const int t, MVQ_ARGS) {
     const int r1 = get_group_id(1) * MVQ_NR1, nr1 = min(MVQ_NR1, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
     const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
     const __global uchar *yq = work + yrow0 * (ulong)ne00;
-    const __global float2 *yds = (const __global float2 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 32);
+    const __global float4 *yds = (const __global float4 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 64);
     __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
     const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
 
-    __local char *kv = (__local char *)scratch;
-    if (t == MM_IQ4_NL) {
-        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)mm_kvalues_iq4nl[l];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
     float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
 #if CT_HAS_SUBGROUPS
     if (get_max_sub_group_size() == MVQ_TEAM) {
@@ -441,8 +442,8 @@ void mvq(const int t, MVQ_ARGS) {
         const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
         if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
-        __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
-        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
+        __local uint *stage = (__local uint *)scratch + team * MVQ_NR0 * sw;
+        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, lane, 1, stage, acc);
 #pragma unroll
         for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++) {
             if (v >= nv) break;
@@ -456,8 +457,8 @@ void mvq(const int t, MVQ_ARGS) {
     const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
     const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
-    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage, acc);
+    __local uint *stage = (__local uint *)scratch + team * MVQ_NR0 * sw;
+    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, lane, 0, stage, acc);
     __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
