@@ -131,7 +131,7 @@ static size_t mvq_stage_bytes(ct_type t) {
 /* Teams in a work-group: as many as MV_WG work-items hold, 0 when not one fits. */
 static size_t mvq_teams(const ct_ocl_backend *be, ct_ocl_kernel_id id, ct_type t) {
     size_t teams = ct_ocl_clamp_wg(be, id, MV_WG) / MVQ_TEAM;
-    while (teams > 0 && teams * mvq_stage_bytes(t) > be->dev->local_mem) teams--;
+    while (teams > 0 && 16 + teams * mvq_stage_bytes(t) > be->dev->local_mem) teams--;
     return teams;
 }
 
@@ -184,10 +184,10 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     if (st != CT_OK) return st;
 
     const ct_ocl_kernel_id id = k->mvq;
-    /* 1-D groups of teams, MVQ_NR0 rows each; scratch: a stage per team */
+    /* 1-D groups of teams, MVQ_NR0 rows each; scratch: IQ4_NL's table, then a stage per team */
     const size_t teams = mvq_teams(be, id, a->type);
     local[0] = teams * MVQ_TEAM, local[1] = 1, local[2] = 1;
-    const size_t rows_per_group = MVQ_NR0 * teams, scratch = teams * mvq_stage_bytes(a->type);
+    const size_t rows_per_group = MVQ_NR0 * teams, scratch = 16 + teams * mvq_stage_bytes(a->type);
     groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
     groups[1] = ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
     groups[2] = nbatch;

@@ -18,7 +18,7 @@
  * neighbouring work-items load neighbouring 16 bytes; its (d, s) pairs sit at
  * nrows * ne10 + r * ne10 / 4 + u * 16 + j * 8.
  *
- * Uses MM_* from mul_mat.cl, which the build concatenates
+ * Uses MM_* and mm_kvalues_iq4nl from mul_mat.cl, which the build concatenates
  * before this file (embed.cmake: file name order).
  *
  * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
@@ -167,10 +167,9 @@ void mvq_scale_min_k4(int j, __local const uchar *s, int *d, int *m) {
 }
 
 /* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
-/* IQ4_NL's 16 values (as ct_kvalues_iq4nl), looked up 4 bytes at a time by shuffle() */
-#define MVQ_KV_IQ4NL (char16)(-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113)
-
-void mvq_decode(const int t, __local const uchar *x, const int u, mvq_unit *o) {
+/* kv: IQ4_NL's 16 values in local memory (shuffle() on a char16 of them ran the H200's
+ * IQ4_NL mat-vec 2.3x slower, call 16) */
+void mvq_decode(const int t, __local const uchar *x, const int u, __local const char *kv, mvq_unit *o) {
     for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
     o->b[0] = o->b[1] = 0.0f;
@@ -188,7 +187,10 @@ void mvq_decode(const int t, __local const uchar *x, const int u, mvq_unit *o) {
         if (t == MM_Q4_0) {
             o->off = 8;
         } else {
-            for (int k = 0; k < 16; k++) o->p[k] = as_int(shuffle(MVQ_KV_IQ4NL, as_uchar4(o->p[k])));
+            for (int k = 0; k < 16; k++) {
+                const uchar4 n = as_uchar4(o->p[k]);
+                o->p[k] = as_int((char4)(kv[n.s0], kv[n.s1], kv[n.s2], kv[n.s3]));
+            }
         }
         return;
     }
@@ -376,7 +378,7 @@ void mvq_team_barrier(const int sg) {
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
  * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). */
 void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int nr0, const __global uchar *yq,
-              const __global float4 *yds, const int ne00, const int nr1, const int lane,
+              const __global float4 *yds, const int ne00, const int nr1, __local const char *kv, const int lane,
               const int sg, __local uint *stage, float *acc) {
     const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
     const __global uchar *row[MVQ_NR0];
@@ -394,7 +396,7 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
         if (u >= nunits) continue;
         mvq_unit w[MVQ_NR0];
         for (int r = 0; r < MVQ_NR0; r++)
-            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, &w[r]);
+            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);
         for (int c = 0; c < MVQ_NR1; c++) {
             if (c >= nr1) break;
             const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
@@ -423,8 +425,8 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
  * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
  * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
  * runs every chunk (past the last row it repeats that row and stores nothing), and
- * the sums meet in local memory. scratch: the teams' stages (ops_mul_mat.c sizes it),
- * which the reduction reuses. */
+ * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
+ * (ops_mul_mat.c sizes it); the reduction reuses all of it. */
 void mvq(const int t, MVQ_ARGS) {
     const int r1 = get_group_id(1) * MVQ_NR1, nr1 = min(MVQ_NR1, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
@@ -435,6 +437,12 @@ void mvq(const int t, MVQ_ARGS) {
     __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
     const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
 
+    __local char *kv = (__local char *)scratch;
+    if (t == MM_IQ4_NL) {
+        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)mm_kvalues_iq4nl[l];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
     float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
 #if CT_HAS_SUBGROUPS
     if (get_max_sub_group_size() == MVQ_TEAM) {
@@ -442,8 +450,8 @@ void mvq(const int t, MVQ_ARGS) {
         const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
         if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
-        __local uint *stage = (__local uint *)scratch + team * MVQ_NR0 * sw;
-        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, lane, 1, stage, acc);
+        __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
 #pragma unroll
         for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++) {
             if (v >= nv) break;
@@ -457,8 +465,8 @@ void mvq(const int t, MVQ_ARGS) {
     const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
     const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    __local uint *stage = (__local uint *)scratch + team * MVQ_NR0 * sw;
-    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, lane, 0, stage, acc);
+    __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage, acc);
     __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
