@@ -112,6 +112,7 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         const int ferr = mode != CT_ROWS_CPY && *(volatile __global int *)err != 0;                       \
         const ulong i2 = get_group_id(1), i3 = get_group_id(2), nblk = (ulong)nr1 * (ulong)nkr;          \
         const uint es = stype == CT_T_F32 ? 4u : 2u;                                                      \
+        if (nblk == 0) return; /* uniform: no work-item reaches a barrier */                              \
         ulong j2 = 0, j3 = 0;                                                                             \
         if (mode != CT_ROWS_CPY) {                                                                        \
             ct_udivmod(i2, (ulong)ne11, &j2);                                                             \
@@ -120,26 +121,27 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         float4 xa[NPER], xb[NPER];                                                                        \
         __global uchar *y[NPER];                                                                          \
         int ok[NPER];                                                                                     \
+        /* the source blocks and the indices are all loaded before any is tested (a block */           \
+        /* past the end loads the last one and is not written), so no load waits for another */         \
+        ulong blk[NPER], i1[NPER];                                                                        \
+        long rd[NPER];                                                                                    \
         for (int k = 0; k < (NPER); k++) {                                                                \
             const ulong gb = ((ulong)get_group_id(0) * (NPER) + k) * (ulong)nteam + team;                 \
             ok[k] = gb < nblk && !ferr;                                                                   \
-            xa[k] = xb[k] = (float4)(0.0f);                                                               \
-            y[k] = d;                                                                                     \
-            if (!ok[k]) continue;                                                                         \
-            ulong blk;                                                                                    \
-            const ulong i1 = ct_udivmod(gb, (ulong)nkr, &blk);                                            \
-            long rd = (long)i1;                                                                           \
-            if (mode != CT_ROWS_CPY) {                                                                    \
-                const __global uchar *ip = s1 + s1_offs + i1 * nb10 + j2 * nb11 + j3 * nb12;              \
-                rd = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                      \
-                          : (long)as_int(ct_ld_u32(ip));                                                  \
-                ok[k] = rd >= 0 && rd < lim;                                                              \
-                if (!ok[k]) continue;                                                                     \
-            }                                                                                             \
-            const __global uchar *sp = s0 + s0_offs + i1 * nb01 + i2 * nb02 + i3 * nb03 + 32 * blk * es;  \
+            i1[k] = ct_udivmod(min(gb, nblk - 1), (ulong)nkr, &blk[k]);                                   \
+            const __global uchar *sp = s0 + s0_offs + i1[k] * nb01 + i2 * nb02 + i3 * nb03 + 32 * blk[k] * es; \
             xa[k] = ct_qt_load(sp, lane, stype);                                                          \
             xb[k] = ct_qt_load(sp, lane + 4, stype);                                                      \
-            y[k] = d + d_offs + (ulong)rd * nb1 + i2 * nb2 + i3 * nb3 + blk * (TS);                       \
+            rd[k] = (long)i1[k];                                                                          \
+            if (mode != CT_ROWS_CPY) {                                                                    \
+                const __global uchar *ip = s1 + s1_offs + i1[k] * nb10 + j2 * nb11 + j3 * nb12;           \
+                rd[k] = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                   \
+                             : (long)as_int(ct_ld_u32(ip));                                               \
+            }                                                                                             \
+        }                                                                                                 \
+        for (int k = 0; k < (NPER); k++) {                                                                \
+            ok[k] = ok[k] && (mode == CT_ROWS_CPY || (rd[k] >= 0 && rd[k] < lim));                        \
+            y[k] = ok[k] ? d + d_offs + (ulong)rd[k] * nb1 + i2 * nb2 + i3 * nb3 + blk[k] * (TS) : d;     \
         }                                                                                                 \
         for (int k = 0; k < (NPER); k++) {                                                                \
             __local float2 *p = part + (k * nteam + team) * 8;                                            \
