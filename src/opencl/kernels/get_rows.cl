@@ -163,8 +163,8 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
     else ((__global ushort *)dst)[e] = ct_float_to_bf16(as_float(v));
 }
 
-/* LD4 loads unit u as RAW (the row's own bits), CVT(raw, u) makes float bits of it:
- * all of a work-item's loads are issued before any conversion or store waits on one. */
+/* LD4 loads unit u as RAW (the row's own bits), CVT makes float bits of it: all of a
+ * work-item's loads are issued before any conversion or store waits on one. */
 #define CT_ROWS_KERNEL(NAME, RAW, LD4, CVT, LD1)                                                         \
     __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
         CT_ROWS_PROLOGUE                                                                                  \
@@ -176,7 +176,7 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
         for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
             const long u = u0 + k * nth;                                                                  \
             if (u < nfull) {                                                                              \
-                ct_rows_st4(dst, u, CVT(v[k], u), dtype);                                                 \
+                ct_rows_st4(dst, u, CVT(v[k]), dtype);                                                    \
             } else if (u == nfull) {                                                                      \
                 for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);               \
             }                                                                                             \
@@ -185,10 +185,10 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
 
 uint4 ct_rows_ld4_f32(const __global uchar *s, long u) { return ((const __global uint4 *)s)[u]; }
 uint ct_rows_ld1_f32(const __global uchar *s, long e) { return ((const __global uint *)s)[e]; }
-uint4 ct_rows_same(uint4 v, long u) { return v; }
+uint4 ct_rows_same(uint4 v) { return v; }
 
 ushort4 ct_rows_ld4_u16(const __global uchar *s, long u) { return ((const __global ushort4 *)s)[u]; }
-uint4 ct_rows_cvt_f16(ushort4 h, long u) {
+uint4 ct_rows_cvt_f16(ushort4 h) {
     return (uint4)(as_uint(ct_half_to_float(h.s0)), as_uint(ct_half_to_float(h.s1)), as_uint(ct_half_to_float(h.s2)),
                    as_uint(ct_half_to_float(h.s3)));
 }
@@ -196,7 +196,7 @@ uint ct_rows_ld1_f16(const __global uchar *s, long e) {
     return as_uint(ct_half_to_float(((const __global ushort *)s)[e]));
 }
 
-uint4 ct_rows_cvt_bf16(ushort4 h, long u) { return convert_uint4(h) << 16; }
+uint4 ct_rows_cvt_bf16(ushort4 h) { return convert_uint4(h) << 16; }
 uint ct_rows_ld1_bf16(const __global uchar *s, long e) {
     return as_uint(ct_bf16_to_float(((const __global ushort *)s)[e]));
 }
@@ -211,10 +211,9 @@ CT_ROWS_KERNEL(ct_rows4_bf16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_row
 /* UPB units per block of TS bytes. */
 #define CT_ROWS_BLOCK(T, UPB, TS)                                                                         \
     uint4 ct_rows_ld4_##T(const __global uchar *s, long u) {                                             \
-        return ct_raw4_##T(s + (ulong)(u / (UPB)) * (TS), (int)(u % (UPB)));                             \
+        return as_uint4(ct_deq4_##T(s + (ulong)(u / (UPB)) * (TS), (int)(u % (UPB))));                   \
     }                                                                                                     \
-    uint4 ct_rows_cvt_##T(uint4 raw, long u) { return as_uint4(ct_cvt4_##T(raw, (int)(u % (UPB)))); }   \
-    CT_ROWS_KERNEL(ct_rows4_##T, uint4, ct_rows_ld4_##T, ct_rows_cvt_##T, ct_rows_ld1_none)
+    CT_ROWS_KERNEL(ct_rows4_##T, uint4, ct_rows_ld4_##T, ct_rows_same, ct_rows_ld1_none)
 
 CT_ROWS_BLOCK(q4_0, 8, 18)
 CT_ROWS_BLOCK(q4_1, 8, 20)
