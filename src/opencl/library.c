@@ -71,8 +71,8 @@ static void build_options(const ct_ocl_device *dev, char *out, size_t n) {
                       : dev->has_subgroups && dev->cl_c_version >= 200 ? "-cl-std=CL2.0"
                       : dev->cl_c_version >= 120                       ? "-cl-std=CL1.2"
                                                                        : "";
-    /* tuning experiments: kernel macros overridden without a rebuild (docs/BACKENDS.md);
-     * part of the cache key like every option */
+    /* tuning experiments with compiler options or macros the kernels test with #ifdef,
+     * without a rebuild (docs/BACKENDS.md); part of the cache key like every option */
     const char *extra = getenv("CT_OPENCL_BUILD_OPTIONS");
     if (extra && strlen(extra) >= OPTIONS_MAX / 4) {
         ct_log(CT_LOG_WARN, "opencl: CT_OPENCL_BUILD_OPTIONS of %zu bytes ignored (max %d)", strlen(extra),

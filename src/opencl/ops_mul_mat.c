@@ -143,7 +143,10 @@ static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_k
         !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY) ||
         ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG || mvq_teams(be, k->mvq, a->type) == 0)
         return false;
-    return a->ne[0] > 0 && a->ne[0] % MVQ_UNIT == 0 && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
+    /* the kernel's byte offsets within a row are int */
+    size_t row_bytes;
+    return a->ne[0] > 0 && a->ne[0] % MVQ_UNIT == 0 && ct_row_size(a->type, a->ne[0], &row_bytes) == CT_OK &&
+           row_bytes <= INT_MAX && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
 }
 
 /* src1 into 8-bit blocks in the work buffer, then the integer-dot mat-vec. */
