@@ -67,8 +67,8 @@ void ct_st_u32(__global uchar *p, uint v) {
 /* ---- fp16 / bf16 ------------------------------------------------------------------ */
 
 /* Exact; NaN keeps its payload shifted left by 13 with the quiet bit set (as the CPU).
- * Selects, not branches: a branch per element kept the row kernels from issuing their
- * loads ahead of the conversions (GET_ROWS F16 ran at 55% of copy on the H200). */
+ * Selects, not branches, so that nothing between a row kernel's loads waits on one
+ * (with its raw loads issued first, GET_ROWS F16 went from 55 to 67% of copy on the H200). */
 float ct_half_to_float(ushort h) {
     const uint em = h & 0x7FFFu, o = em << 13;
     const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);
@@ -198,7 +198,9 @@ float ct_div(float a, float b) {
  * the output: a dequantized NaN scale, a quantized block's fp16 scale. */
 float ct_xnan(float a, float b, float r) {
     const uint n = isnan(a) ? as_uint(a) | 0x400000u : isnan(b) ? as_uint(b) | 0x400000u : 0xFFC00000u;
-    return isnan(r) ? as_float(n) : r; /* a select: no branch between a kernel's loads */
+    /* NVIDIA's compiler makes branches of this; bit masks instead cost the row kernels
+     * more than the branches did (docs/perf/NOTES-h200.md, calls 13-14) */
+    return isnan(r) ? as_float(n) : r;
 }
 float ct_xadd(float a, float b) { return ct_xnan(a, b, a + b); }
 float ct_xsub(float a, float b) { return ct_xnan(a, b, a - b); }
