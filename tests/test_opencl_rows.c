@@ -215,10 +215,14 @@ typedef struct rows_p {
     int64_t ne0;
     int variant; /* 0 plain, 1 strided index/source view, 2 transposed (GET_ROWS) or misaligned (SET_ROWS) source,
                     3 views at an aligned offset into padded rows (SET_ROWS floats: rows of 35, ending in a
-                    partial vector), 4 long rows, 5 (GET_ROWS floats) one row of 35 at an aligned offset */
+                    partial vector), 4 long rows, 5 (SET_ROWS) rows of 8192 (two work-groups' blocks a row,
+                    written through local memory), 5 (GET_ROWS floats) one row of 35 at an aligned offset;
+                    GET_ROWS blocks, through local memory: 6 one row of 37 32-blocks or 5 256-blocks (two
+                    segments, the last not a multiple of 16 bytes), 7 130 rows of 4096 (two units a
+                    work-item, two segments a row) */
     int bad;     /* an index outside the rows: 0 none, 1 too large, 2 negative */
-    int32_t idx32[64];
-    int64_t idx64[64];
+    int32_t idx32[160];
+    int64_t idx64[160];
 } rows_p;
 
 /* [ne0, ne1, ne2, ne3] cut from a root wider by pad elements, starting at element offs;
@@ -255,6 +259,15 @@ static ct_tensor *build_get_rows(ct_context *ctx, const void *param, gcase *g) {
         ct_tensor *r = ct_get_rows(ctx, a, b);
         g->check = r;
         return r;
+    } else if (p->variant == 6 || p->variant == 7) {
+        const bool one = p->variant == 6;
+        a = ct_tensor_new_2d(ctx, p->type, one ? (bs == 32 ? 37 : 5) * bs : 4096, one ? 1 : 7);
+        add_fill(g, a, NULL);
+        ct_tensor *b = ct_tensor_new_1d(ctx, CT_TYPE_I32, one ? 3 : 130);
+        add_fill(g, b, p->idx32);
+        ct_tensor *r = ct_get_rows(ctx, a, b);
+        g->check = r;
+        return r;
     } else if (p->variant == 2) {
         ct_tensor *root = ct_tensor_new_4d(ctx, p->type, 7, p->ne0, 3, 2);
         add_fill(g, root, NULL);
@@ -284,22 +297,25 @@ static void test_get_rows(void) {
                                     CT_TYPE_IQ4_XS, CT_TYPE_I32};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const int64_t blck = ct_type_block_size(types[t]);
-        for (int variant = 0; variant < 6; variant++) {
+        for (int variant = 0; variant < 8; variant++) {
             if ((variant == 2 || variant == 5) && blck > 1) continue;
+            if (variant >= 6 && blck == 1) continue;
             rows_p p = {.type = types[t], .ne0 = blck > 1 ? 2 * blck : 33, .variant = variant};
-            for (int i = 0; i < 64; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
+            for (int i = 0; i < 160; i++) p.idx32[i] = (int32_t)tu_rand_below(variant == 6 ? 1 : 7);
             char name[96];
             snprintf(name, sizeof name, "GET_ROWS %s variant %d", ct_type_name(types[t]), variant);
             compare_case(name, build_get_rows, &p, true);
         }
     }
-    for (int bad = 1; bad <= 4; bad++) {
-        /* a block type and an aligned float view (the fast row kernel), then a general float case */
-        static const ct_type bt[4] = {CT_TYPE_Q8_0, CT_TYPE_Q8_0, CT_TYPE_F16, CT_TYPE_F32};
-        static const int bv[4] = {0, 0, 3, 0};
+    for (int bad = 1; bad <= 6; bad++) {
+        /* a block type and an aligned float view (the fast row kernel), a general float case, then
+         * block rows through local memory */
+        static const ct_type bt[6] = {CT_TYPE_Q8_0, CT_TYPE_Q8_0, CT_TYPE_F16,
+                                      CT_TYPE_F32,  CT_TYPE_Q4_K, CT_TYPE_Q5_0};
+        static const int bv[6] = {0, 0, 3, 0, 7, 7};
         rows_p p = {.type = bt[bad - 1], .ne0 = bt[bad - 1] == CT_TYPE_F32 ? 33 : 64, .variant = bv[bad - 1]};
-        for (int i = 0; i < 64; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
-        p.idx32[5 * 3 * 2 - 2] = bad % 2 ? 7 : -1; /* in the last batch: no row of any batch may be written */
+        for (int i = 0; i < 160; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
+        p.idx32[5 * 3 * 2 - 2] = bad % 2 ? 7 : -1; /* in the last batch (3-d indices): no row may be written */
         char name[64];
         snprintf(name, sizeof name, "GET_ROWS %s variant %d index %s", ct_type_name(p.type), p.variant,
                  bad % 2 ? "= rows" : "-1");
@@ -364,12 +380,12 @@ static void test_set_rows(void) {
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const int64_t blck = ct_type_block_size(types[t]);
         for (int s = 0; s < 2; s++) {
-            for (int v = 0; v < 5; v++) {
-                static const int64_t float_ne0[5] = {33, 1, 1, 35, 4128};
+            for (int v = 0; v < 6; v++) {
+                static const int64_t float_ne0[6] = {33, 1, 1, 35, 4128, 8192};
                 rows_p p = {.type = types[t],
                             .stype = s ? CT_TYPE_F16 : CT_TYPE_F32,
                             .itype = (v + s) % 2 ? CT_TYPE_I32 : CT_TYPE_I64,
-                            .ne0 = v == 4 ? 4128 : blck > 1 ? 96 : float_ne0[v],
+                            .ne0 = v >= 4 ? float_ne0[v] : blck > 1 ? 96 : float_ne0[v],
                             .variant = v};
                 set_rows_indices(&p);
                 char name[96];
@@ -400,7 +416,8 @@ typedef struct cpy_p {
     ct_type st, dt;
     int variant; /* 0 contiguous, 1 permuted src, 2 permuted dst, 3 other shape, 4 transposed dst with
                     short rows, 5 long rows, 6 misaligned views; 7 DUP, 8 CONT (build_dup_cont); 9 a partial
-                    last vector, 10 ragged transposes (floats and 2- and 4-byte types) */
+                    last vector, 10 ragged transposes (floats and 2- and 4-byte types), 11 long rows through
+                    local memory: 130 block rows of 4096 into F32, 3 float rows of 8192 into blocks */
 } cpy_p;
 
 static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
@@ -464,6 +481,15 @@ static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
             add_fill(g, dst, NULL);
             g->check = dst;
         }
+        break;
+    }
+    case 11: { /* 130 block rows of 4096 (read through local memory), or 3 rows of 8192 into blocks */
+        const int64_t n0 = bd > 1 ? 8192 : 4096, n1 = bd > 1 ? 3 : 130;
+        src = ct_tensor_new_2d(ctx, p->st, n0, n1);
+        add_fill(g, src, NULL);
+        dst = ct_tensor_new_2d(ctx, p->dt, n0, n1);
+        add_fill(g, dst, NULL);
+        g->check = dst;
         break;
     }
     case 9: /* an element count that ends in a partial vector */
@@ -550,6 +576,10 @@ static void test_cpy(void) {
             cpy_case(floats[i], floats[j], 9);
             cpy_case(floats[i], floats[j], 10);
         }
+    }
+    for (size_t i = 0; i < sizeof deqs / sizeof deqs[0]; i++) cpy_case(deqs[i], CT_TYPE_F32, 11);
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = 0; j < sizeof quants / sizeof quants[0]; j++) cpy_case(floats[i], quants[j], 11);
     }
     cpy_case(CT_TYPE_I16, CT_TYPE_I16, 10);
     cpy_case(CT_TYPE_I32, CT_TYPE_I32, 10);

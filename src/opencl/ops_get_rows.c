@@ -76,6 +76,39 @@ static ct_ocl_kernel_id rows4_kernel_for(ct_type t) {
     }
 }
 
+/* ct_rows_staged_<t>: the block types' rows through local memory. */
+static ct_ocl_kernel_id rows_staged_kernel_for(ct_type t) {
+    switch (t) {
+    case CT_TYPE_Q4_0: return CT_OCL_K_ROWS_STAGED_Q4_0;
+    case CT_TYPE_Q4_1: return CT_OCL_K_ROWS_STAGED_Q4_1;
+    case CT_TYPE_Q5_0: return CT_OCL_K_ROWS_STAGED_Q5_0;
+    case CT_TYPE_Q5_1: return CT_OCL_K_ROWS_STAGED_Q5_1;
+    case CT_TYPE_Q8_0: return CT_OCL_K_ROWS_STAGED_Q8_0;
+    case CT_TYPE_IQ4_NL: return CT_OCL_K_ROWS_STAGED_IQ4_NL;
+    case CT_TYPE_Q2_K: return CT_OCL_K_ROWS_STAGED_Q2_K;
+    case CT_TYPE_Q3_K: return CT_OCL_K_ROWS_STAGED_Q3_K;
+    case CT_TYPE_Q4_K: return CT_OCL_K_ROWS_STAGED_Q4_K;
+    case CT_TYPE_Q5_K: return CT_OCL_K_ROWS_STAGED_Q5_K;
+    case CT_TYPE_Q6_K: return CT_OCL_K_ROWS_STAGED_Q6_K;
+    case CT_TYPE_Q8_K: return CT_OCL_K_ROWS_STAGED_Q8_K;
+    case CT_TYPE_IQ4_XS: return CT_OCL_K_ROWS_STAGED_IQ4_XS;
+    default: return CT_OCL_K_COUNT;
+    }
+}
+
+/* Whether ct_rows_staged_<t> takes rows of nu units of block type t split into
+ * work-groups of (nth, nrptg) and nseg segments of nth * nper units (get_rows.cl says
+ * what that kernel relies on). */
+static bool rows_staged_fits(const ct_ocl_backend *be, ct_type t, unsigned src_align, size_t nu, size_t nth,
+                             size_t nrptg, size_t nper, size_t nseg) {
+    const size_t units_per_block = (size_t)ct_type_block_size(t) / 4;
+    const size_t seg_units = nth * nper < nu ? nth * nper : nu;
+    const size_t seg_bytes = seg_units / units_per_block * ct_type_size(t);
+    return ct_ocl_kernel_available(be->dev, rows_staged_kernel_for(t)) && src_align >= 16 && nrptg == 1 &&
+           nth >= 128 && seg_bytes <= CT_OCL_STAGE_BYTES && be->dev->local_mem >= CT_OCL_STAGE_BYTES &&
+           (nseg == 1 || (seg_units % units_per_block == 0 && seg_bytes % 16 == 0));
+}
+
 /* Bytes of 4 elements of a float row (the vector a unit loads or stores), 0 for other types. */
 static unsigned vec4_bytes(ct_type t) {
     switch (t) {
@@ -110,8 +143,9 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     size_t nth, nrptg;
     ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);
     const size_t nseg = (nu + nth * nper - 1) / (nth * nper);
+    const bool staged = vs == 2 && rows_staged_fits(be, st, sa, nu, nth, nrptg, nper, nseg);
 
-    args g = {be, kid, 0, CT_OK};
+    args g = {be, staged ? rows_staged_kernel_for(st) : kid, 0, CT_OK};
     arg_tensor(&g, j->src, "src0");
     if (j->idx) arg_tensor(&g, j->idx, "src1");
     else arg_null_tensor(&g);
@@ -130,7 +164,7 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     *done = true;
     const size_t local[3] = {nth, nrptg, 1};
     const size_t groups[3] = {(((size_t)j->n1 + nrptg - 1) / nrptg) * nseg, (size_t)j->n2, (size_t)j->n3};
-    return ct_ocl_dispatch(be, kid, groups, local);
+    return ct_ocl_dispatch(be, g.kid, groups, local);
 }
 
 ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node) {

@@ -100,6 +100,10 @@ enum { CT_OCL_ROWS_CPY = 0, CT_OCL_ROWS_GET = 1, CT_OCL_ROWS_SET = 2 };
  * of set_rows.cl), whose local arrays are sized for it. */
 enum { CT_OCL_ROWS_NPER = 4, CT_OCL_QT_WG = 256 };
 
+/* The local array of ct_rows_staged_<t> (CT_STAGE_WORDS of get_rows.cl, in bytes): the
+ * most a segment of block rows may take. */
+enum { CT_OCL_STAGE_BYTES = 292 * 16 };
+
 /* Units a work-item takes: CT_OCL_ROWS_NPER (more loads in flight) for jobs of at least
  * 2^16 work-items that way; fewer below, where launch latency dominates and more
  * work-items hide the memory latency better. */

@@ -31,16 +31,17 @@ bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     return ct_set_rows_types_supported(op);
 }
 
-/* The kernel, and the blocks a team quantizes (NPER of kernels/set_rows.cl's instances). */
-static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, size_t *nper) {
+/* The kernel (its variant that writes through local memory when staged), and the
+ * blocks a team quantizes (NPER of kernels/set_rows.cl's instances). */
+static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, bool staged, size_t *nper) {
     *nper = 2;
     switch (t) {
-    case CT_TYPE_Q8_0: return CT_OCL_K_QUANT_ROWS_Q8_0;
-    case CT_TYPE_Q4_0: return CT_OCL_K_QUANT_ROWS_Q4_0;
-    case CT_TYPE_Q4_1: return CT_OCL_K_QUANT_ROWS_Q4_1;
-    case CT_TYPE_Q5_0: return CT_OCL_K_QUANT_ROWS_Q5_0;
-    case CT_TYPE_Q5_1: return CT_OCL_K_QUANT_ROWS_Q5_1;
-    case CT_TYPE_IQ4_NL: *nper = 1; return CT_OCL_K_QUANT_ROWS_IQ4_NL;
+    case CT_TYPE_Q8_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q8_0 : CT_OCL_K_QUANT_ROWS_Q8_0;
+    case CT_TYPE_Q4_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q4_0 : CT_OCL_K_QUANT_ROWS_Q4_0;
+    case CT_TYPE_Q4_1: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q4_1 : CT_OCL_K_QUANT_ROWS_Q4_1;
+    case CT_TYPE_Q5_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q5_0 : CT_OCL_K_QUANT_ROWS_Q5_0;
+    case CT_TYPE_Q5_1: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q5_1 : CT_OCL_K_QUANT_ROWS_Q5_1;
+    case CT_TYPE_IQ4_NL: *nper = 1; return staged ? CT_OCL_K_QUANT_ROWS_STAGED_IQ4_NL : CT_OCL_K_QUANT_ROWS_IQ4_NL;
     default: return CT_OCL_K_COUNT;
     }
 }
@@ -49,7 +50,7 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     *done = false;
     const ct_type st = j->src->type;
     size_t nper;
-    const ct_ocl_kernel_id kid = quant_rows_kernel_for(j->dst->type, &nper);
+    ct_ocl_kernel_id kid = quant_rows_kernel_for(j->dst->type, false, &nper);
     if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, kid) || j->ne0 % 32 != 0) return CT_OK;
     if (st != CT_TYPE_F32 && st != CT_TYPE_F16 && st != CT_TYPE_BF16) return CT_OK;
     /* a work-item loads 4 source elements at once; blocks are written 2 bytes at a time */
@@ -63,6 +64,13 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     if (wg < 4) return CT_OK;
 
     const int64_t nkr = j->ne0 / 32;
+    const size_t per_group = (wg / 4) * nper;
+    /* whole groups in a row, 16-byte aligned: the blocks go out through local memory
+     * (wg >= 128: the kernel's CT_QT_STORE_ROUNDS; per_group is then a multiple of 8) */
+    const ct_ocl_kernel_id staged = quant_rows_kernel_for(j->dst->type, true, &nper);
+    if (da >= 16 && wg >= 128 && (size_t)nkr % per_group == 0 && ct_ocl_kernel_available(be->dev, staged)) {
+        kid = staged;
+    }
     args g = {be, kid, 0, CT_OK};
     arg_tensor(&g, j->src, "src0");
     if (j->idx) arg_tensor(&g, j->idx, "src1");
@@ -78,7 +86,6 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     else arg_no_flag(&g);
     if (g.st != CT_OK) return g.st;
     *done = true;
-    const size_t per_group = (wg / 4) * nper;
     const size_t nblk = (size_t)j->n1 * (size_t)nkr;
     const size_t local[3] = {wg, 1, 1};
     const size_t groups[3] = {(nblk + per_group - 1) / per_group, (size_t)j->n2, (size_t)j->n3};

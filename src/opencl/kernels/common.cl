@@ -15,8 +15,9 @@
  * for t = f32, f16, bf16 (blocks of one element: j = 0 only, no deq16), q4_0,
  * q4_1, q5_0, q5_1, q8_0, iq4_nl (32-blocks, il = 0..1), q2_K, q3_K, q4_K, q5_K,
  * q6_K, q8_K, iq4_xs (256-blocks, il = 0..15).
- *   float4 ct_deq4_<t>(const __global uchar *blk, int g)  elements 4*g .. 4*g+3, for
- *                                                  the block types; blk 2-byte aligned
+ *   uint4 ct_raw4_<t>(const __global uchar *blk, int g), float4 ct_cvt4_<t>(uint4 raw, int g)
+ *                  elements 4*g .. 4*g+3 of the block types, loaded then decoded; blk
+ *                  2-byte aligned
  * Quantizers: void ct_quantize_<t>(const float *x, __global uchar *blk) for
  * t = q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl: one block of 32 floats. The same six as
  * teams of 4 work-items, 8 floats each (ct_qt_*: see that section). */
@@ -510,160 +511,219 @@ float ct_deq(int t, const __global uchar *b, int j) {
 /* Byte c of a word of 4 quant bytes. */
 #define CT_QBYTE(q, c) (((q) >> (8 * (c))) & 0xFFu)
 
-float4 ct_deq4_q4_0(const __global uchar *b, int g) {
-    const float d = ct_lda_f16(b);
-    const uint q = ct_lda_u32(b + 2 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+/* Unit g (elements 4g .. 4g+3) of a block is loaded by ct_raw4_<t> (the words it
+ * needs, as they are in memory) and decoded by ct_cvt4_<t>: a kernel issues the loads
+ * of all its units before it decodes any, since the NaN rule's branches in the decode
+ * would otherwise hold each unit's loads back until the previous unit is done. */
+float ct_h16(uint h) { return ct_half_to_float((ushort)h); }
+
+float4 ct_cvt4_q4_0(uint4 r, int g) {
+    const float d = ct_h16(r.s0);
+    const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)((int)((CT_QBYTE(q, c) >> s) & 15u) - 8), d);
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)((int)((CT_QBYTE(r.s1, c) >> s) & 15u) - 8), d);
     return vload4(0, y);
 }
 
-float4 ct_deq4_q4_1(const __global uchar *b, int g) {
-    const float d = ct_lda_f16(b), m = ct_lda_f16(b + 2);
-    const uint q = ct_lda_u32(b + 4 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+float4 ct_cvt4_q4_1(uint4 r, int g) {
+    const float d = ct_h16(r.s0 & 0xFFFFu), m = ct_h16(r.s0 >> 16);
+    const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xadd(ct_xmul((float)(int)((CT_QBYTE(q, c) >> s) & 15u), d), m);
+    for (int c = 0; c < 4; c++) y[c] = ct_xadd(ct_xmul((float)(int)((CT_QBYTE(r.s1, c) >> s) & 15u), d), m);
     return vload4(0, y);
 }
 
-float4 ct_deq4_q5_0(const __global uchar *b, int g) {
-    const float d = ct_lda_f16(b);
-    const uint qh = ct_lda_u32(b + 2) >> (4 * g);
-    const uint q = ct_lda_u32(b + 6 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+float4 ct_cvt4_q5_0(uint4 r, int g) {
+    const float d = ct_h16(r.s0);
+    const uint qh = r.s1 >> (4 * g), s = g >= 4 ? 4u : 0u;
     float y[4];
     for (int c = 0; c < 4; c++) {
-        const int x = (int)(((CT_QBYTE(q, c) >> s) & 15u) | (((qh >> c) & 1u) << 4)) - 16;
+        const int x = (int)(((CT_QBYTE(r.s2, c) >> s) & 15u) | (((qh >> c) & 1u) << 4)) - 16;
         y[c] = ct_xmul((float)x, d);
     }
     return vload4(0, y);
 }
 
-float4 ct_deq4_q5_1(const __global uchar *b, int g) {
-    const float d = ct_lda_f16(b), m = ct_lda_f16(b + 2);
-    const uint qh = ct_lda_u32(b + 4) >> (4 * g);
-    const uint q = ct_lda_u32(b + 8 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+float4 ct_cvt4_q5_1(uint4 r, int g) {
+    const float d = ct_h16(r.s0 & 0xFFFFu), m = ct_h16(r.s0 >> 16);
+    const uint qh = r.s1 >> (4 * g), s = g >= 4 ? 4u : 0u;
     float y[4];
     for (int c = 0; c < 4; c++) {
-        const int x = (int)(((CT_QBYTE(q, c) >> s) & 15u) | (((qh >> c) & 1u) << 4));
+        const int x = (int)(((CT_QBYTE(r.s2, c) >> s) & 15u) | (((qh >> c) & 1u) << 4));
         y[c] = ct_xadd(ct_xmul((float)x, d), m);
     }
     return vload4(0, y);
 }
 
-float4 ct_deq4_q8_0(const __global uchar *b, int g) {
-    const float d = ct_lda_f16(b);
-    const uint q = ct_lda_u32(b + 2 + 4 * g);
+float4 ct_cvt4_q8_0(uint4 r, int g) {
+    const float d = ct_h16(r.s0);
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)as_char((uchar)CT_QBYTE(q, c)), d);
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)as_char((uchar)CT_QBYTE(r.s1, c)), d);
     return vload4(0, y);
 }
 
-float4 ct_deq4_iq4_nl(const __global uchar *b, int g) {
-    const float d = ct_lda_f16(b);
-    const uint q = ct_lda_u32(b + 2 + 4 * (g & 3)), s = g >= 4 ? 4u : 0u;
+float4 ct_cvt4_iq4_nl(uint4 r, int g) {
+    const float d = ct_h16(r.s0);
+    const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, ct_kvalues_iq4nl_f[(CT_QBYTE(q, c) >> s) & 15u]);
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, ct_kvalues_iq4nl_f[(CT_QBYTE(r.s1, c) >> s) & 15u]);
     return vload4(0, y);
 }
 
 /* 256-blocks: g = 0..63 lies in the 16-group il = g / 4, at offset l = 4 * (g % 4) in it. */
-float4 ct_deq4_q2_K(const __global uchar *b, int g) {
-    const int il = g >> 2, l = 4 * (g & 3);
-    const float d = ct_lda_f16(b + 80), min = ct_lda_f16(b + 82);
-    const uint sc = b[il];
-    const int hb = il >> 3, shift = ((il & 7) >> 1) * 2, sub = il & 1;
-    const float dl = ct_xmul(d, (float)(sc & 15u));
-    const float ml = ct_xmul(min, (float)(sc >> 4));
-    const uint q = ct_lda_u32(b + 16 + 32 * hb + 16 * sub + l);
+float4 ct_cvt4_q2_K(uint4 r, int g) {
+    const int il = g >> 2, shift = ((il & 7) >> 1) * 2;
+    const float d = ct_h16(r.s0 & 0xFFFFu), min = ct_h16(r.s0 >> 16);
+    const float dl = ct_xmul(d, (float)(r.s1 & 15u));
+    const float ml = ct_xmul(min, (float)(r.s1 >> 4));
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xsub(ct_xmul(dl, (float)((CT_QBYTE(q, c) >> shift) & 3u)), ml);
+    for (int c = 0; c < 4; c++) y[c] = ct_xsub(ct_xmul(dl, (float)((CT_QBYTE(r.s2, c) >> shift) & 3u)), ml);
     return vload4(0, y);
 }
 
-float4 ct_deq4_q3_K(const __global uchar *b, int g) {
-    const int il = g >> 2, l = 4 * (g & 3);
-    const float d_all = ct_lda_f16(b + 108);
-    const int hb = il >> 3, s = (il & 7) >> 1, sub = il & 1;
+/* r.s1: Q3_K's scale bytes for group il (ct_q3_K_scale's two) as lo | hi << 8. */
+float4 ct_cvt4_q3_K(uint4 r, int g) {
+    const int il = g >> 2, hb = il >> 3, s = (il & 7) >> 1;
     const uint m = 1u << (4 * hb + s);
-    const float dl = ct_xmul(d_all, (float)ct_q3_K_scale(b + 96, il));
-    const uint q = ct_lda_u32(b + 32 + 32 * hb + 16 * sub + l);
-    const uint hm = ct_lda_u32(b + 16 * sub + l);
+    const int lo = il < 8 ? (int)(r.s1 & 15u) : (int)((r.s1 & 0xFFu) >> 4);
+    const int hi = (int)(((r.s1 >> 8) >> (2 * (il >> 2))) & 3u);
+    const float dl = ct_xmul(ct_h16(r.s0), (float)((lo | (hi << 4)) - 32));
     float y[4];
     for (int c = 0; c < 4; c++) {
-        const int v = (int)((CT_QBYTE(q, c) >> (2 * s)) & 3u) - ((CT_QBYTE(hm, c) & m) ? 0 : 4);
+        const int v = (int)((CT_QBYTE(r.s2, c) >> (2 * s)) & 3u) - ((CT_QBYTE(r.s3, c) & m) ? 0 : 4);
         y[c] = ct_xmul(dl, (float)v);
     }
     return vload4(0, y);
 }
 
-float4 ct_deq4_q4_K(const __global uchar *b, int g) {
-    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1, l = 16 * (il & 1) + 4 * (g & 3);
-    const float d = ct_lda_f16(b), min = ct_lda_f16(b + 2);
+/* r.s1: the three scale bytes ct_get_scale_min_k4 reads for sub-block j = 2 * c0 + hi:
+ * q[j & 3] | q[j + 4] << 8 | q[j] << 16 (q = the 12 scale bytes). */
+void ct_cvt_scale_min_k4(int j, uint v, int *d, int *m) {
+    const int lo = (int)(v & 0xFFu), hi = (int)((v >> 8) & 0xFFu), own = (int)(v >> 16);
+    if (j < 4) {
+        *d = lo & 63;
+        *m = hi & 63;
+    } else {
+        *d = (hi & 15) | ((lo >> 6) << 4);
+        *m = (hi >> 4) | ((own >> 6) << 4);
+    }
+}
+
+float4 ct_cvt4_q4_K(uint4 r, int g) {
+    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1;
+    const float d = ct_h16(r.s0 & 0xFFFFu), min = ct_h16(r.s0 >> 16);
     int sc, m;
-    ct_get_scale_min_k4(2 * c0 + hi, b + 4, &sc, &m);
+    ct_cvt_scale_min_k4(2 * c0 + hi, r.s1, &sc, &m);
     const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
-    const uint q = ct_lda_u32(b + 16 + 32 * c0 + l);
     float y[4];
     for (int c = 0; c < 4; c++) {
-        const uint qc = CT_QBYTE(q, c);
+        const uint qc = CT_QBYTE(r.s2, c);
         y[c] = ct_xsub(ct_xmul(d1, (float)(hi ? (qc >> 4) : (qc & 15u))), m1);
     }
     return vload4(0, y);
 }
 
-float4 ct_deq4_q5_K(const __global uchar *b, int g) {
-    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1, l = 16 * (il & 1) + 4 * (g & 3);
-    const float d = ct_lda_f16(b), min = ct_lda_f16(b + 2);
+float4 ct_cvt4_q5_K(uint4 r, int g) {
+    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1;
+    const float d = ct_h16(r.s0 & 0xFFFFu), min = ct_h16(r.s0 >> 16);
     int sc, m;
-    ct_get_scale_min_k4(2 * c0 + hi, b + 4, &sc, &m);
+    ct_cvt_scale_min_k4(2 * c0 + hi, r.s1, &sc, &m);
     const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
-    const uint q = ct_lda_u32(b + 48 + 32 * c0 + l);
-    const uint qh = ct_lda_u32(b + 16 + l);
     const uint u = (1u << (2 * c0)) << hi;
     float y[4];
     for (int c = 0; c < 4; c++) {
-        const uint qc = CT_QBYTE(q, c);
-        const uint v = (hi ? (qc >> 4) : (qc & 15u)) + ((CT_QBYTE(qh, c) & u) ? 16u : 0u);
+        const uint qc = CT_QBYTE(r.s2, c);
+        const uint v = (hi ? (qc >> 4) : (qc & 15u)) + ((CT_QBYTE(r.s3, c) & u) ? 16u : 0u);
         y[c] = ct_xsub(ct_xmul(d1, (float)v), m1);
     }
     return vload4(0, y);
 }
 
-float4 ct_deq4_q6_K(const __global uchar *b, int g) {
-    const int il = g >> 2, h = il >> 3, k = (il >> 1) & 3, l0 = 16 * (il & 1), l = l0 + 4 * (g & 3);
-    const float d = ct_lda_f16(b + 208);
-    const uint ql = ct_lda_u32(b + 64 * h + ((k & 1) ? 32 : 0) + l), qh = ct_lda_u32(b + 128 + 32 * h + l);
-    const int sc = as_char(b[192 + 8 * h + (l0 >> 4) + 2 * k]);
-    const float dsc = ct_xmul(d, (float)sc);
+float4 ct_cvt4_q6_K(uint4 r, int g) {
+    const int il = g >> 2, k = (il >> 1) & 3;
+    const float dsc = ct_xmul(ct_h16(r.s0), (float)as_char((uchar)r.s3));
     float y[4];
     for (int c = 0; c < 4; c++) {
-        const uint qc = CT_QBYTE(ql, c);
+        const uint qc = CT_QBYTE(r.s1, c);
         const uint nib = (k & 2) ? (qc >> 4) : (qc & 15u);
-        const int q = (int)(nib | (((CT_QBYTE(qh, c) >> (2 * k)) & 3u) << 4)) - 32;
+        const int q = (int)(nib | (((CT_QBYTE(r.s2, c) >> (2 * k)) & 3u) << 4)) - 32;
         y[c] = ct_xmul(dsc, (float)q);
     }
     return vload4(0, y);
 }
 
-float4 ct_deq4_q8_K(const __global uchar *b, int g) {
-    const float d = as_float(ct_lda_u32(b));
-    const uint q = ct_lda_u32(b + 4 + 4 * g);
+float4 ct_cvt4_q8_K(uint4 r, int g) {
+    const float d = as_float(r.s0);
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, (float)as_char((uchar)CT_QBYTE(q, c)));
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, (float)as_char((uchar)CT_QBYTE(r.s1, c)));
     return vload4(0, y);
 }
 
-float4 ct_deq4_iq4_xs(const __global uchar *b, int g) {
+float4 ct_cvt4_iq4_xs(uint4 r, int g) {
     const int il = g >> 2, ib = il >> 1;
-    const float d = ct_lda_f16(b);
-    const uint scales_h = ct_lda_u16(b + 2);
-    const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
-    const float dl = ct_xmul(d, (float)(ls - 32));
-    const uint q = ct_lda_u32(b + 8 + 16 * ib + 4 * (g & 3)), s = (il & 1) ? 4u : 0u;
+    const uint scales_h = r.s0 >> 16;
+    const int ls = (int)(((r.s1 >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
+    const float dl = ct_xmul(ct_h16(r.s0 & 0xFFFFu), (float)(ls - 32));
+    const uint s = (il & 1) ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul(dl, ct_kvalues_iq4nl_f[(CT_QBYTE(q, c) >> s) & 15u]);
+    for (int c = 0; c < 4; c++) y[c] = ct_xmul(dl, ct_kvalues_iq4nl_f[(CT_QBYTE(r.s2, c) >> s) & 15u]);
     return vload4(0, y);
 }
+
+/* The loads of ct_raw4_<t> from blocks in address space AS (function suffix SFX): _g
+ * for __global, _l for __local (a work-group's staged copy). Blocks are 2-byte aligned. */
+#define CT_RAW4_DEFS(AS, SFX)                                                                                          \
+uint ct_ld16##SFX(AS const uchar *p) { return *(AS const ushort *)p; }                                                 \
+uint ct_ld32##SFX(AS const uchar *p) { return ct_ld16##SFX(p) | (ct_ld16##SFX(p + 2) << 16); }                         \
+uint4 ct_raw4_q4_0##SFX(AS const uchar *b, int g) {                                                                    \
+    return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2 + 4 * (g & 3)), 0u, 0u);                                        \
+}                                                                                                                      \
+uint4 ct_raw4_q4_1##SFX(AS const uchar *b, int g) {                                                                    \
+    return (uint4)(ct_ld32##SFX(b), ct_ld32##SFX(b + 4 + 4 * (g & 3)), 0u, 0u);                                        \
+}                                                                                                                      \
+uint4 ct_raw4_q5_0##SFX(AS const uchar *b, int g) {                                                                    \
+    return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2), ct_ld32##SFX(b + 6 + 4 * (g & 3)), 0u);                       \
+}                                                                                                                      \
+uint4 ct_raw4_q5_1##SFX(AS const uchar *b, int g) {                                                                    \
+    return (uint4)(ct_ld32##SFX(b), ct_ld32##SFX(b + 4), ct_ld32##SFX(b + 8 + 4 * (g & 3)), 0u);                       \
+}                                                                                                                      \
+uint4 ct_raw4_q8_0##SFX(AS const uchar *b, int g) { return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2 + 4 * g), 0u, 0u); } \
+uint4 ct_raw4_iq4_nl##SFX(AS const uchar *b, int g) {                                                                  \
+    return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2 + 4 * (g & 3)), 0u, 0u);                                        \
+}                                                                                                                      \
+uint4 ct_raw4_q2_K##SFX(AS const uchar *b, int g) {                                                                    \
+    const int il = g >> 2, l = 4 * (g & 3), hb = il >> 3, sub = il & 1;                                                \
+    return (uint4)(ct_ld32##SFX(b + 80), b[il], ct_ld32##SFX(b + 16 + 32 * hb + 16 * sub + l), 0u);                    \
+}                                                                                                                      \
+uint4 ct_raw4_q3_K##SFX(AS const uchar *b, int g) {                                                                    \
+    const int il = g >> 2, l = 4 * (g & 3), hb = il >> 3, sub = il & 1;                                                \
+    const uint sc = (uint)b[96 + (il & 7)] | ((uint)b[96 + 8 + (il & 3)] << 8);                                        \
+    return (uint4)(ct_ld16##SFX(b + 108), sc, ct_ld32##SFX(b + 32 + 32 * hb + 16 * sub + l), ct_ld32##SFX(b + 16 * sub + l)); \
+}                                                                                                                      \
+uint ct_raw_scales_k4##SFX(AS const uchar *q, int j) {                                                                 \
+    return (uint)q[j & 3] | ((uint)q[j + 4] << 8) | ((uint)q[j] << 16);                                                \
+}                                                                                                                      \
+uint4 ct_raw4_q4_K##SFX(AS const uchar *b, int g) {                                                                    \
+    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1, l = 16 * (il & 1) + 4 * (g & 3);                          \
+    return (uint4)(ct_ld32##SFX(b), ct_raw_scales_k4##SFX(b + 4, 2 * c0 + hi), ct_ld32##SFX(b + 16 + 32 * c0 + l), 0u); \
+}                                                                                                                      \
+uint4 ct_raw4_q5_K##SFX(AS const uchar *b, int g) {                                                                    \
+    const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1, l = 16 * (il & 1) + 4 * (g & 3);                          \
+    return (uint4)(ct_ld32##SFX(b), ct_raw_scales_k4##SFX(b + 4, 2 * c0 + hi), ct_ld32##SFX(b + 48 + 32 * c0 + l),     \
+                   ct_ld32##SFX(b + 16 + l));                                                                          \
+}                                                                                                                      \
+uint4 ct_raw4_q6_K##SFX(AS const uchar *b, int g) {                                                                    \
+    const int il = g >> 2, h = il >> 3, k = (il >> 1) & 3, l0 = 16 * (il & 1), l = l0 + 4 * (g & 3);                   \
+    return (uint4)(ct_ld16##SFX(b + 208), ct_ld32##SFX(b + 64 * h + ((k & 1) ? 32 : 0) + l),                           \
+                   ct_ld32##SFX(b + 128 + 32 * h + l), b[192 + 8 * h + (l0 >> 4) + 2 * k]);                            \
+}                                                                                                                      \
+uint4 ct_raw4_q8_K##SFX(AS const uchar *b, int g) { return (uint4)(ct_ld32##SFX(b), ct_ld32##SFX(b + 4 + 4 * g), 0u, 0u); } \
+uint4 ct_raw4_iq4_xs##SFX(AS const uchar *b, int g) {                                                                  \
+    const int il = g >> 2, ib = il >> 1;                                                                               \
+    return (uint4)(ct_ld32##SFX(b), b[4 + (ib >> 1)], ct_ld32##SFX(b + 8 + 16 * ib + 4 * (g & 3)), 0u);                \
+}
+CT_RAW4_DEFS(__global, _g)
+CT_RAW4_DEFS(__local, _l)
 
 /* ---- quantizers (src/types/quantize.c, bit for bit) ----------------------------- */
 
@@ -968,12 +1028,6 @@ float4 ct_qt_scale_iq4_nl(__local const float2 *p) {
     return (float4)(0.0f, ct_xdiv(1.0f, d0), 0.0f, 0.0f);
 }
 
-/* 4 bytes at a 2-byte aligned address. */
-void ct_sta_u32(__global uchar *p, uint v) {
-    *(__global ushort *)p = (ushort)v;
-    *(__global ushort *)(p + 2) = (ushort)(v >> 16);
-}
-
 #define CT_QT_AUX_q8_0 0
 #define CT_QT_AUX_q4_0 0
 #define CT_QT_AUX_q4_1 0
@@ -981,127 +1035,126 @@ void ct_sta_u32(__global uchar *p, uint v) {
 #define CT_QT_AUX_q5_1 4
 #define CT_QT_AUX_iq4_nl 64
 
-void ct_qt_out_q8_0(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
-    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
-    uint wa = 0, wb = 0;
-    for (int c = 0; c < 4; c++) {
-        wa |= ct_round_low_byte(a[c] * s.s1) << (8 * c);
-        wb |= ct_round_low_byte(b[c] * s.s1) << (8 * c);
-    }
-    ct_sta_u32(y + 2 + 4 * lane, wa);
-    ct_sta_u32(y + 18 + 4 * lane, wb);
+/* The writers of steps 2 and 3, for a destination in address space AS (function suffix
+ * SFX): _g for __global, _l for __local (a work-group's staged output). ct_sta_u32 stores
+ * 4 bytes at a 2-byte aligned address.
+ *   Q4: (uchar)(xi0 | (xi1 << 4)): xi0's high bits stay, as in the reference.
+ *   Q5: qs from the low nibbles; bit 4 of element j's value is bit j of qh, of which each
+ *       lane leaves its 8 bits in aux[lane].
+ *   IQ4_NL: the index search is per element, so lanes do it in parallel; the two sums are
+ *       sequential in the reference, so each lane leaves its terms (wq*x, wq*q) of element
+ *       j in aux[2j], aux[2j+1] and lane 0 adds all 32 in element order. */
+#define CT_QT_OUT_DEFS(AS, SFX)                                                                                        \
+void ct_sta_u32##SFX(AS uchar *p, uint v) {                                                                            \
+    *(AS ushort *)p = (ushort)v;                                                                                       \
+    *(AS ushort *)(p + 2) = (ushort)(v >> 16);                                                                         \
+}                                                                                                                      \
+void ct_qt_out_q8_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
+    uint wa = 0, wb = 0;                                                                                               \
+    for (int c = 0; c < 4; c++) {                                                                                      \
+        wa |= ct_round_low_byte(a[c] * s.s1) << (8 * c);                                                               \
+        wb |= ct_round_low_byte(b[c] * s.s1) << (8 * c);                                                               \
+    }                                                                                                                  \
+    ct_sta_u32##SFX(y + 2 + 4 * lane, wa);                                                                             \
+    ct_sta_u32##SFX(y + 18 + 4 * lane, wb);                                                                            \
+}                                                                                                                      \
+void ct_qt_fin_q8_0##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+    *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
+}                                                                                                                      \
+void ct_qt_out_q4_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
+    uint w = 0;                                                                                                        \
+    for (int c = 0; c < 4; c++) {                                                                                      \
+        const uint xi0 = ct_trunc_int8_min(a[c] * s.s1 + 8.5f, 15);                                                    \
+        const uint xi1 = ct_trunc_int8_min(b[c] * s.s1 + 8.5f, 15);                                                    \
+        w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);                                                                  \
+    }                                                                                                                  \
+    ct_sta_u32##SFX(y + 2 + 4 * lane, w);                                                                              \
+}                                                                                                                      \
+void ct_qt_fin_q4_0##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+    *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
+}                                                                                                                      \
+void ct_qt_out_q4_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
+    uint w = 0;                                                                                                        \
+    for (int c = 0; c < 4; c++) {                                                                                      \
+        const uint xi0 = ct_trunc_int8_min((a[c] - s.s2) * s.s1 + 0.5f, 15);                                           \
+        const uint xi1 = ct_trunc_int8_min((b[c] - s.s2) * s.s1 + 0.5f, 15);                                           \
+        w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);                                                                  \
+    }                                                                                                                  \
+    ct_sta_u32##SFX(y + 4 + 4 * lane, w);                                                                              \
+}                                                                                                                      \
+void ct_qt_fin_q4_1##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+    *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
+    *(AS ushort *)(y + 2) = ct_float_to_half(s.s2);                                                                    \
+}                                                                                                                      \
+void ct_qt_out_q5_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
+    uint w = 0, qh = 0;                                                                                                \
+    for (int c = 0; c < 4; c++) {                                                                                      \
+        const uint xi0 = ct_trunc_int8_min(a[c] * s.s1 + 16.5f, 31);                                                   \
+        const uint xi1 = ct_trunc_int8_min(b[c] * s.s1 + 16.5f, 31);                                                   \
+        w |= ((xi0 & 15u) | ((xi1 & 15u) << 4)) << (8 * c);                                                            \
+        qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));                \
+    }                                                                                                                  \
+    ct_sta_u32##SFX(y + 6 + 4 * lane, w);                                                                              \
+    aux[lane] = qh;                                                                                                    \
+}                                                                                                                      \
+void ct_qt_fin_q5_0##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+    *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
+    ct_sta_u32##SFX(y + 2, aux[0] | aux[1] | aux[2] | aux[3]);                                                         \
+}                                                                                                                      \
+void ct_qt_out_q5_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
+    uint w = 0, qh = 0;                                                                                                \
+    for (int c = 0; c < 4; c++) {                                                                                      \
+        const uint xi0 = ct_trunc_low_byte((a[c] - s.s2) * s.s1 + 0.5f); /* no clamp, as the reference */              \
+        const uint xi1 = ct_trunc_low_byte((b[c] - s.s2) * s.s1 + 0.5f);                                               \
+        w |= ((xi0 & 15u) | ((xi1 & 15u) << 4)) << (8 * c);                                                            \
+        qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));                \
+    }                                                                                                                  \
+    ct_sta_u32##SFX(y + 8 + 4 * lane, w);                                                                              \
+    aux[lane] = qh;                                                                                                    \
+}                                                                                                                      \
+void ct_qt_fin_q5_1##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+    *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
+    *(AS ushort *)(y + 2) = ct_float_to_half(s.s2);                                                                    \
+    ct_sta_u32##SFX(y + 4, aux[0] | aux[1] | aux[2] | aux[3]);                                                         \
+}                                                                                                                      \
+void ct_qt_out_iq4_nl##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                 \
+    if (s.s2 != 0.0f) {                                                                                                \
+        ct_sta_u32##SFX(y + 2 + 4 * lane, 0x88888888u); /* every index 8 */                                            \
+        return;                                                                                                        \
+    }                                                                                                                  \
+    const float x[8] = {xa.s0, xa.s1, xa.s2, xa.s3, xb.s0, xb.s1, xb.s2, xb.s3};                                       \
+    uint L[8];                                                                                                         \
+    for (int c = 0; c < 8; c++) {                                                                                      \
+        const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);                                                           \
+        L[c] = ct_iq4nl_best_index(ct_xmul(s.s1, x[c]));                                                               \
+        const float w = ct_xmul(x[c], x[c]);                                                                           \
+        const float q = ct_kvalues_iq4nl_f[L[c]];                                                                      \
+        const float wq = ct_xmul(w, q);                                                                                \
+        aux[2 * j] = as_uint(ct_xmul(wq, x[c]));                                                                       \
+        aux[2 * j + 1] = as_uint(ct_xmul(wq, q));                                                                      \
+    }                                                                                                                  \
+    uint w = 0;                                                                                                        \
+    for (int c = 0; c < 4; c++) w |= (L[c] | (L[c + 4] << 4)) << (8 * c);                                              \
+    ct_sta_u32##SFX(y + 2 + 4 * lane, w);                                                                              \
+}                                                                                                                      \
+void ct_qt_fin_iq4_nl##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                           \
+    ushort h = 0; /* ct_float_to_half(0.0f), for blocks below 1e-15 */                                                 \
+    if (s.s2 == 0.0f) {                                                                                                \
+        float sumqx = 0.0f, sumq2 = 0.0f;                                                                              \
+        for (int j = 0; j < 32; j++) {                                                                                 \
+            sumqx = ct_xadd(sumqx, as_float(aux[2 * j]));                                                              \
+            sumq2 = ct_xadd(sumq2, as_float(aux[2 * j + 1]));                                                          \
+        }                                                                                                              \
+        const float d = ct_xdiv(sumqx, sumq2);                                                                         \
+        /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */                                  \
+        h = isnan(d) ? (ushort)0x7E00 : ct_float_to_half(d);                                                           \
+    }                                                                                                                  \
+    *(AS ushort *)y = h;                                                                                               \
 }
-
-void ct_qt_fin_q8_0(__global uchar *y, __local const uint *aux, float4 s) {
-    *(__global ushort *)y = ct_float_to_half(s.s0);
-}
-
-/* (uchar)(xi0 | (xi1 << 4)): xi0's high bits stay, as in the reference. */
-void ct_qt_out_q4_0(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
-    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
-    uint w = 0;
-    for (int c = 0; c < 4; c++) {
-        const uint xi0 = ct_trunc_int8_min(a[c] * s.s1 + 8.5f, 15);
-        const uint xi1 = ct_trunc_int8_min(b[c] * s.s1 + 8.5f, 15);
-        w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);
-    }
-    ct_sta_u32(y + 2 + 4 * lane, w);
-}
-
-void ct_qt_fin_q4_0(__global uchar *y, __local const uint *aux, float4 s) {
-    *(__global ushort *)y = ct_float_to_half(s.s0);
-}
-
-void ct_qt_out_q4_1(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
-    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
-    uint w = 0;
-    for (int c = 0; c < 4; c++) {
-        const uint xi0 = ct_trunc_int8_min((a[c] - s.s2) * s.s1 + 0.5f, 15);
-        const uint xi1 = ct_trunc_int8_min((b[c] - s.s2) * s.s1 + 0.5f, 15);
-        w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);
-    }
-    ct_sta_u32(y + 4 + 4 * lane, w);
-}
-
-void ct_qt_fin_q4_1(__global uchar *y, __local const uint *aux, float4 s) {
-    *(__global ushort *)y = ct_float_to_half(s.s0);
-    *(__global ushort *)(y + 2) = ct_float_to_half(s.s2);
-}
-
-/* Q5: qs from the low nibbles; bit 4 of element j's value is bit j of qh, of which each
- * lane leaves its 8 bits in aux[lane]. */
-void ct_qt_out_q5_0(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
-    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
-    uint w = 0, qh = 0;
-    for (int c = 0; c < 4; c++) {
-        const uint xi0 = ct_trunc_int8_min(a[c] * s.s1 + 16.5f, 31);
-        const uint xi1 = ct_trunc_int8_min(b[c] * s.s1 + 16.5f, 31);
-        w |= ((xi0 & 15u) | ((xi1 & 15u) << 4)) << (8 * c);
-        qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));
-    }
-    ct_sta_u32(y + 6 + 4 * lane, w);
-    aux[lane] = qh;
-}
-
-void ct_qt_fin_q5_0(__global uchar *y, __local const uint *aux, float4 s) {
-    *(__global ushort *)y = ct_float_to_half(s.s0);
-    ct_sta_u32(y + 2, aux[0] | aux[1] | aux[2] | aux[3]);
-}
-
-void ct_qt_out_q5_1(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
-    const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};
-    uint w = 0, qh = 0;
-    for (int c = 0; c < 4; c++) {
-        const uint xi0 = ct_trunc_low_byte((a[c] - s.s2) * s.s1 + 0.5f); /* no clamp, as the reference */
-        const uint xi1 = ct_trunc_low_byte((b[c] - s.s2) * s.s1 + 0.5f);
-        w |= ((xi0 & 15u) | ((xi1 & 15u) << 4)) << (8 * c);
-        qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));
-    }
-    ct_sta_u32(y + 8 + 4 * lane, w);
-    aux[lane] = qh;
-}
-
-void ct_qt_fin_q5_1(__global uchar *y, __local const uint *aux, float4 s) {
-    *(__global ushort *)y = ct_float_to_half(s.s0);
-    *(__global ushort *)(y + 2) = ct_float_to_half(s.s2);
-    ct_sta_u32(y + 4, aux[0] | aux[1] | aux[2] | aux[3]);
-}
-
-/* IQ4_NL: the index search is per element, so lanes do it in parallel; the two sums are
- * sequential in the reference, so each lane leaves its terms (wq*x, wq*q) of element j
- * in aux[2j], aux[2j+1] and lane 0 adds all 32 in element order. */
-void ct_qt_out_iq4_nl(__global uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {
-    if (s.s2 != 0.0f) {
-        ct_sta_u32(y + 2 + 4 * lane, 0x88888888u); /* every index 8 */
-        return;
-    }
-    const float x[8] = {xa.s0, xa.s1, xa.s2, xa.s3, xb.s0, xb.s1, xb.s2, xb.s3};
-    uint L[8];
-    for (int c = 0; c < 8; c++) {
-        const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);
-        L[c] = ct_iq4nl_best_index(ct_xmul(s.s1, x[c]));
-        const float w = ct_xmul(x[c], x[c]);
-        const float q = ct_kvalues_iq4nl_f[L[c]];
-        const float wq = ct_xmul(w, q);
-        aux[2 * j] = as_uint(ct_xmul(wq, x[c]));
-        aux[2 * j + 1] = as_uint(ct_xmul(wq, q));
-    }
-    uint w = 0;
-    for (int c = 0; c < 4; c++) w |= (L[c] | (L[c + 4] << 4)) << (8 * c);
-    ct_sta_u32(y + 2 + 4 * lane, w);
-}
-
-void ct_qt_fin_iq4_nl(__global uchar *y, __local const uint *aux, float4 s) {
-    ushort h = 0; /* ct_float_to_half(0.0f), for blocks below 1e-15 */
-    if (s.s2 == 0.0f) {
-        float sumqx = 0.0f, sumq2 = 0.0f;
-        for (int j = 0; j < 32; j++) {
-            sumqx = ct_xadd(sumqx, as_float(aux[2 * j]));
-            sumq2 = ct_xadd(sumq2, as_float(aux[2 * j + 1]));
-        }
-        const float d = ct_xdiv(sumqx, sumq2);
-        /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */
-        h = isnan(d) ? (ushort)0x7E00 : ct_float_to_half(d);
-    }
-    *(__global ushort *)y = h;
-}
+CT_QT_OUT_DEFS(__global, _g)
+CT_QT_OUT_DEFS(__local, _l)

@@ -163,8 +163,8 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
     else ((__global ushort *)dst)[e] = ct_float_to_bf16(as_float(v));
 }
 
-/* LD4 loads unit u as RAW (the row's own bits), CVT makes float bits of it: all of a
- * work-item's loads are issued before any conversion or store waits on one. */
+/* LD4 loads unit u as RAW (the row's own bits), CVT(raw, u) makes float bits of it:
+ * all of a work-item's loads are issued before any conversion or store waits on one. */
 #define CT_ROWS_KERNEL(NAME, RAW, LD4, CVT, LD1)                                                         \
     __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
         CT_ROWS_PROLOGUE                                                                                  \
@@ -176,7 +176,7 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
         for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
             const long u = u0 + k * nth;                                                                  \
             if (u < nfull) {                                                                              \
-                ct_rows_st4(dst, u, CVT(v[k]), dtype);                                                    \
+                ct_rows_st4(dst, u, CVT(v[k], u), dtype);                                                 \
             } else if (u == nfull) {                                                                      \
                 for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);               \
             }                                                                                             \
@@ -185,10 +185,10 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
 
 uint4 ct_rows_ld4_f32(const __global uchar *s, long u) { return ((const __global uint4 *)s)[u]; }
 uint ct_rows_ld1_f32(const __global uchar *s, long e) { return ((const __global uint *)s)[e]; }
-uint4 ct_rows_same(uint4 v) { return v; }
+uint4 ct_rows_same(uint4 v, long u) { return v; }
 
 ushort4 ct_rows_ld4_u16(const __global uchar *s, long u) { return ((const __global ushort4 *)s)[u]; }
-uint4 ct_rows_cvt_f16(ushort4 h) {
+uint4 ct_rows_cvt_f16(ushort4 h, long u) {
     return (uint4)(as_uint(ct_half_to_float(h.s0)), as_uint(ct_half_to_float(h.s1)), as_uint(ct_half_to_float(h.s2)),
                    as_uint(ct_half_to_float(h.s3)));
 }
@@ -196,7 +196,7 @@ uint ct_rows_ld1_f16(const __global uchar *s, long e) {
     return as_uint(ct_half_to_float(((const __global ushort *)s)[e]));
 }
 
-uint4 ct_rows_cvt_bf16(ushort4 h) { return convert_uint4(h) << 16; }
+uint4 ct_rows_cvt_bf16(ushort4 h, long u) { return convert_uint4(h) << 16; }
 uint ct_rows_ld1_bf16(const __global uchar *s, long e) {
     return as_uint(ct_bf16_to_float(((const __global ushort *)s)[e]));
 }
@@ -208,12 +208,49 @@ CT_ROWS_KERNEL(ct_rows4_f32, uint4, ct_rows_ld4_f32, ct_rows_same, ct_rows_ld1_f
 CT_ROWS_KERNEL(ct_rows4_f16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_f16, ct_rows_ld1_f16)
 CT_ROWS_KERNEL(ct_rows4_bf16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_rows_ld1_bf16)
 
+/* ct_rows_staged_<t>: the block rows of ct_rows4_<t>, read through local memory. A
+ * work-group takes one segment (nth * nper units, whole blocks) of one row: it copies the
+ * segment's bytes into local memory with 16-byte loads (the blocks themselves are only
+ * 2-byte aligned, so reading them in place takes several narrow loads a unit), then each
+ * work-item decodes its units from there. The encoder guarantees a local size (nth, 1, 1)
+ * with nth >= 128 (so the fixed CT_STAGE_LOADS rounds cover a segment, and every
+ * work-item of a group shares the prologue's outcome: no return splits a barrier),
+ * 16-byte aligned source rows and segments whose bytes are a multiple of 16 (but the last). */
+#define CT_STAGE_WORDS 292 /* 16-byte words: 1024 units of Q8_K (16 blocks of 292 bytes) */
+#define CT_STAGE_LOADS 3   /* 3 * 128 >= CT_STAGE_WORDS */
+
+#define CT_ROWS_STAGED_KERNEL(T, UPB, TS)                                                                 \
+    __kernel void ct_rows_staged_##T(CT_ROWS_ARGS) {                                                      \
+        __local uint4 stage[CT_STAGE_WORDS];                                                              \
+        CT_ROWS_PROLOGUE                                                                                  \
+        const long ubase = (long)seg * nth * nper, units = min(nth * nper, nfull - ubase);                \
+        const int nbytes = (int)(units / (UPB) * (TS)), nw = nbytes / 16, lid = get_local_id(0);          \
+        const __global uchar *sseg = src + (ulong)(ubase / (UPB)) * (TS);                                 \
+        for (int k = 0; k < CT_STAGE_LOADS; k++) {                                                        \
+            const int w = lid + k * (int)nth;                                                             \
+            if (w < nw) stage[w] = ((const __global uint4 *)sseg)[w];                                     \
+        }                                                                                                 \
+        if (lid < (nbytes - 16 * nw) / 2)                                                                 \
+            ((__local ushort *)stage)[8 * nw + lid] = ((const __global ushort *)sseg)[8 * nw + lid];      \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
+        for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
+            const long u = lid + k * nth;                                                                 \
+            if (u < units) {                                                                              \
+                const int g = (int)(u % (UPB));                                                           \
+                const uint4 raw = ct_raw4_##T##_l((__local const uchar *)stage + (u / (UPB)) * (TS), g);  \
+                ct_rows_st4(dst, ubase + u, as_uint4(ct_cvt4_##T(raw, g)), dtype);                        \
+            }                                                                                             \
+        }                                                                                                 \
+    }
+
 /* UPB units per block of TS bytes. */
 #define CT_ROWS_BLOCK(T, UPB, TS)                                                                         \
     uint4 ct_rows_ld4_##T(const __global uchar *s, long u) {                                             \
-        return as_uint4(ct_deq4_##T(s + (ulong)(u / (UPB)) * (TS), (int)(u % (UPB))));                   \
+        return ct_raw4_##T##_g(s + (ulong)(u / (UPB)) * (TS), (int)(u % (UPB)));                             \
     }                                                                                                     \
-    CT_ROWS_KERNEL(ct_rows4_##T, uint4, ct_rows_ld4_##T, ct_rows_same, ct_rows_ld1_none)
+    uint4 ct_rows_cvt_##T(uint4 raw, long u) { return as_uint4(ct_cvt4_##T(raw, (int)(u % (UPB)))); }   \
+    CT_ROWS_KERNEL(ct_rows4_##T, uint4, ct_rows_ld4_##T, ct_rows_cvt_##T, ct_rows_ld1_none)               \
+    CT_ROWS_STAGED_KERNEL(T, UPB, TS)
 
 CT_ROWS_BLOCK(q4_0, 8, 18)
 CT_ROWS_BLOCK(q4_1, 8, 20)

@@ -103,11 +103,19 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
     return (float4)(ct_bf16_to_float(h.s0), ct_bf16_to_float(h.s1), ct_bf16_to_float(h.s2), ct_bf16_to_float(h.s3));
 }
 
-/* NPER blocks a team; AUX words of local memory a block (CT_QT_AUX_<t>). */
-#define CT_QUANT_ROWS_KERNEL(T, TS, NPER, AUX)                                                            \
-    __kernel void ct_quant_rows_##T(CT_QUANT_ROWS_ARGS) {                                                 \
+/* NPER blocks a team; AUX words of local memory a block (CT_QT_AUX_<t>). STAGED (0 or 1):
+ * the blocks are written into local memory and the group then stores them with 16-byte
+ * stores (each lane's few 2-byte stores would otherwise go to global memory one by one);
+ * the encoder then guarantees a local size of at least 128 (the CT_QT_STORE_ROUNDS cover
+ * the group's bytes), groups that lie inside one row (so every work-item of a group has
+ * the same destination row and the same ok), and 16-byte aligned group spans. */
+#define CT_QT_STORE_ROUNDS 3 /* 3 * 128 16-byte words >= 2 * 64 blocks of 34 bytes */
+
+#define CT_QUANT_ROWS_KERNEL(NAME, T, TS, NPER, AUX, STAGED)                                              \
+    __kernel void NAME(CT_QUANT_ROWS_ARGS) {                                                              \
         __local float2 part[(NPER) * (CT_QT_WG / 4) * 8];                                                 \
         __local uint aux[(NPER) * (CT_QT_WG / 4) * (AUX) + 1];                                            \
+        __local uint4 outb[(STAGED) ? ((NPER) * (CT_QT_WG / 4) * (TS) + 15) / 16 : 1];                    \
         const int lid = get_local_id(0), lane = lid & 3, team = lid >> 2, nteam = get_local_size(0) >> 2; \
         const int ferr = mode != CT_ROWS_CPY && *(volatile __global int *)err != 0;                       \
         const ulong i2 = get_group_id(1), i3 = get_group_id(2), nblk = (ulong)nr1 * (ulong)nkr;          \
@@ -150,18 +158,41 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         }                                                                                                 \
         barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
         float4 s[NPER];                                                                                   \
+        __local uchar *yl = (__local uchar *)outb;                                                        \
         for (int k = 0; k < (NPER); k++) {                                                                \
             s[k] = ct_qt_scale_##T(part + (k * nteam + team) * 8);                                        \
-            if (ok[k]) ct_qt_out_##T(y[k], lane, xa[k], xb[k], s[k], aux + (k * nteam + team) * (AUX));   \
+            __local uint *ax = aux + (k * nteam + team) * (AUX);                                          \
+            if (STAGED) ct_qt_out_##T##_l(yl + (k * nteam + team) * (TS), lane, xa[k], xb[k], s[k], ax);  \
+            else if (ok[k]) ct_qt_out_##T##_g(y[k], lane, xa[k], xb[k], s[k], ax);                        \
         }                                                                                                 \
         if ((AUX) > 0) barrier(CLK_LOCAL_MEM_FENCE);                                                      \
-        for (int k = 0; k < (NPER); k++)                                                                  \
-            if (ok[k] && lane == 0) ct_qt_fin_##T(y[k], aux + (k * nteam + team) * (AUX), s[k]);          \
+        for (int k = 0; k < (NPER); k++) {                                                                \
+            __local const uint *ax = aux + (k * nteam + team) * (AUX);                                    \
+            if (lane != 0) continue;                                                                      \
+            if (STAGED) ct_qt_fin_##T##_l(yl + (k * nteam + team) * (TS), ax, s[k]);                      \
+            else if (ok[k]) ct_qt_fin_##T##_g(y[k], ax, s[k]);                                            \
+        }                                                                                                 \
+        if (STAGED) barrier(CLK_LOCAL_MEM_FENCE);                                                        \
+        if (STAGED && ok[0]) {                                                                            \
+            /* the group's blocks are consecutive blocks of one row: block 0 is team 0's, k = 0 */       \
+            const int nw = (NPER) * nteam * (TS) / 16;                                                    \
+            __global uint4 *span = (__global uint4 *)(y[0] - (ulong)team * (TS));                         \
+            for (int r = 0; r < CT_QT_STORE_ROUNDS; r++) {                                                \
+                const int w = lid + r * (int)get_local_size(0);                                           \
+                if (w < nw) span[w] = outb[w];                                                            \
+            }                                                                                             \
+        }                                                                                                 \
     }
 
-CT_QUANT_ROWS_KERNEL(q8_0, 34, 2, CT_QT_AUX_q8_0)
-CT_QUANT_ROWS_KERNEL(q4_0, 18, 2, CT_QT_AUX_q4_0)
-CT_QUANT_ROWS_KERNEL(q4_1, 20, 2, CT_QT_AUX_q4_1)
-CT_QUANT_ROWS_KERNEL(q5_0, 22, 2, CT_QT_AUX_q5_0)
-CT_QUANT_ROWS_KERNEL(q5_1, 24, 2, CT_QT_AUX_q5_1)
-CT_QUANT_ROWS_KERNEL(iq4_nl, 18, 1, CT_QT_AUX_iq4_nl)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q8_0, q8_0, 34, 2, CT_QT_AUX_q8_0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_0, q4_0, 18, 2, CT_QT_AUX_q4_0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_1, q4_1, 20, 2, CT_QT_AUX_q4_1, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_0, q5_0, 22, 2, CT_QT_AUX_q5_0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_1, q5_1, 24, 2, CT_QT_AUX_q5_1, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q8_0, q8_0, 34, 2, CT_QT_AUX_q8_0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_0, q4_0, 18, 2, CT_QT_AUX_q4_0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_1, q4_1, 20, 2, CT_QT_AUX_q4_1, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_0, q5_0, 22, 2, CT_QT_AUX_q5_0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_1, q5_1, 24, 2, CT_QT_AUX_q5_1, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 1)
