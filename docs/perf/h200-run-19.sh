@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Device call 19 (session 5): rows through local memory (block rows read by ct_rows_staged_<t>,
+# quantized rows written by ct_quant_rows_staged_<t>) against the tree before them (.devsrc,
+# commit 9f0bb66), the tests on the NVIDIA device, and two probes: bandwidth by read/write mix
+# (h200-probe-mix.c) and the cost of a kernel launch (h200-probe-launch.c).
+set -uo pipefail
+out=$1
+mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
+export OCL_ICD_VENDORS=/tmp/icd
+t0=$(date +%s)
+for v in new old; do
+  srcdir=.; [ $v = old ] && srcdir=.devsrc
+  cmake -S $srcdir -B /tmp/ct-$v -DCMAKE_BUILD_TYPE=Release -DCT_BUILD_TESTS=$([ $v = new ] && echo ON || echo OFF) >/dev/null &&
+    cmake --build /tmp/ct-$v -j16 >/tmp/build-$v.txt 2>&1 || { tail -20 /tmp/build-$v.txt; exit 1; }
+done
+echo "built $(( $(date +%s) - t0 )) s"
+gcc -O2 docs/perf/h200-probe-mix.c -o /tmp/probe-mix -lOpenCL && timeout 60 /tmp/probe-mix > $out/probe-mix.txt 2>&1
+gcc -O2 docs/perf/h200-probe-launch.c -o /tmp/probe-launch -lOpenCL && timeout 60 /tmp/probe-launch > $out/probe-launch.txt 2>&1
+cat $out/probe-mix.txt $out/probe-launch.txt; echo "probes $(( $(date +%s) - t0 )) s"
+x=/tmp/ct-new/tools/ct-ops
+dev=$($x devices | awk '/^device [0-9]+: /{name=$3} /description:.*NVIDIA/{print name; exit}')
+export CT_OPENCL_CACHE_DIR=/tmp/ct-opencl-cache
+{ timeout 60 $x test -b $dev | tail -1; echo "ct-ops test rc=$?"
+  CT_TEST_OPENCL_DEVICE=$dev timeout 150 /tmp/ct-new/tests/test_opencl_rows | tail -1; echo "test_opencl_rows rc=$?"
+} > $out/tests.txt 2>&1
+cat $out/tests.txt; echo "tests $(( $(date +%s) - t0 )) s"
+for v in new old; do
+  timeout 80 /tmp/ct-$v/tools/ct-ops perf -b "$dev" -o SET_ROWS,GET_ROWS,CPY --json \
+    --min-time 0.1 > $out/perf-rows-$v.json 2> $out/perf-$v.err
+  echo "perf $v rc=$? $(( $(date +%s) - t0 )) s"
+done
+python3 - $out/perf-rows-old.json $out/perf-rows-new.json <<'PY'
+import json,sys
+def load(f):
+    r={}; cp=0
+    for l in open(f):
+        d=json.loads(l)
+        if d.get('type')=='device': cp=d['copy_kernel_gbps']; continue
+        if d.get('status')=='ok' and d['bytes_per_run']>=4e6: r[d['case']]=d
+    return r,cp
+o,co=load(sys.argv[1]); n,cn=load(sys.argv[2])
+print('copy old %.0f new %.0f GB/s'%(co,cn))
+for c in n:
+    if c in o: print('%-62s %8.1f %8.1f us  %4.2f -> %4.2f'%(c.replace('type_','')[:62],o[c]['us_per_run'],n[c]['us_per_run'],o[c]['bw_frac'],n[c]['bw_frac']))
+PY
