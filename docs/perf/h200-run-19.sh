@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Device call 19 (session 5): rows through local memory (block rows read by ct_rows_staged_<t>,
-# quantized rows written by ct_quant_rows_staged_<t>) against the tree before them (.devsrc,
-# commit 9f0bb66), the tests on the NVIDIA device, and two probes: bandwidth by read/write mix
-# (h200-probe-mix.c) and the cost of a kernel launch (h200-probe-launch.c).
+# quantized rows written by ct_quant_rows_staged_<t>) and the one-src1-row 8-bit mat-vec
+# kernels (ct_mul_mvq1_<t>_f32) against the tree before them (.devsrc, commit 9f0bb66), the
+# tests on the NVIDIA device, and two probes: bandwidth by read/write mix (h200-probe-mix.c)
+# and the cost of a kernel launch (h200-probe-launch.c).
 set -uo pipefail
 out=$1
 mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
@@ -21,12 +22,14 @@ x=/tmp/ct-new/tools/ct-ops
 dev=$($x devices | awk '/^device [0-9]+: /{name=$3} /description:.*NVIDIA/{print name; exit}')
 export CT_OPENCL_CACHE_DIR=/tmp/ct-opencl-cache
 { timeout 60 $x test -b $dev | tail -1; echo "ct-ops test rc=$?"
-  CT_TEST_OPENCL_DEVICE=$dev timeout 150 /tmp/ct-new/tests/test_opencl_rows | tail -1; echo "test_opencl_rows rc=$?"
+  CT_TEST_OPENCL_DEVICE=$dev timeout 120 /tmp/ct-new/tests/test_opencl_rows | tail -1; echo "test_opencl_rows rc=$?"
 } > $out/tests.txt 2>&1
 cat $out/tests.txt; echo "tests $(( $(date +%s) - t0 )) s"
 for v in new old; do
-  timeout 80 /tmp/ct-$v/tools/ct-ops perf -b "$dev" -o SET_ROWS,GET_ROWS,CPY --json \
+  timeout 70 /tmp/ct-$v/tools/ct-ops perf -b "$dev" -o SET_ROWS,GET_ROWS,CPY --json \
     --min-time 0.1 > $out/perf-rows-$v.json 2> $out/perf-$v.err
+  timeout 50 /tmp/ct-$v/tools/ct-ops perf -b "$dev" -o MUL_MAT -p "n=1," --json \
+    --min-time 0.1 >> $out/perf-rows-$v.json 2>> $out/perf-$v.err
   echo "perf $v rc=$? $(( $(date +%s) - t0 )) s"
 done
 python3 - $out/perf-rows-old.json $out/perf-rows-new.json <<'PY'

@@ -39,30 +39,32 @@ enum {
 typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
     ct_ocl_kernel_id mm128;
-    ct_ocl_kernel_id mvq; /* CT_OCL_K_COUNT for float types */
+    ct_ocl_kernel_id mvq, mvq1; /* MVQ_NR1 src1 rows a group, and one; CT_OCL_K_COUNT for float types */
 } mm_kernels;
 
 static bool kernels_for(ct_type t, mm_kernels *k) {
-#define MM_CASE(T, ID, C4, MVQ)                                                                                     \
+#define MM_CASE(T, ID, C4, MVQ, MVQ1)                                                                               \
     case CT_TYPE_##T:                                                                                             \
         *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4, \
-                          CT_OCL_K_MUL_MM128_##ID##_F32, MVQ};                                                   \
+                          CT_OCL_K_MUL_MM128_##ID##_F32, MVQ, MVQ1};                                             \
         return true;
+#define MM_QCASE(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_MUL_MVQ1_##T##_F32)
     switch (t) {
-        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT)
-        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT)
-        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT)
-        MM_CASE(Q4_0, Q4_0, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q4_0_F32)
-        MM_CASE(Q4_1, Q4_1, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q4_1_F32)
-        MM_CASE(Q5_0, Q5_0, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q5_0_F32)
-        MM_CASE(Q5_1, Q5_1, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q5_1_F32)
-        MM_CASE(Q8_0, Q8_0, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q8_0_F32)
-        MM_CASE(IQ4_NL, IQ4_NL, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_IQ4_NL_F32)
-        MM_CASE(Q4_K, Q4_K, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q4_K_F32)
-        MM_CASE(Q5_K, Q5_K, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q5_K_F32)
-        MM_CASE(Q6_K, Q6_K, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_Q6_K_F32)
+        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
+        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
+        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
+        MM_QCASE(Q4_0)
+        MM_QCASE(Q4_1)
+        MM_QCASE(Q5_0)
+        MM_QCASE(Q5_1)
+        MM_QCASE(Q8_0)
+        MM_QCASE(IQ4_NL)
+        MM_QCASE(Q4_K)
+        MM_QCASE(Q5_K)
+        MM_QCASE(Q6_K)
     default: return false;
     }
+#undef MM_QCASE
 #undef MM_CASE
 }
 
@@ -186,13 +188,15 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     if (st == CT_OK) st = ct_ocl_dispatch(be, qy, groups, local);
     if (st != CT_OK) return st;
 
-    const ct_ocl_kernel_id id = k->mvq;
+    /* one src1 row: the kernel that keeps one row's accumulators */
+    const bool one = ne11 == 1 && ct_ocl_kernel_available(be->dev, k->mvq1) && mvq_teams(be, k->mvq1, a->type) > 0;
+    const ct_ocl_kernel_id id = one ? k->mvq1 : k->mvq;
     /* 1-D groups of teams, MVQ_NR0 rows each; scratch: IQ4_NL's table, then a stage per team */
     const size_t teams = mvq_teams(be, id, a->type);
     local[0] = teams * MVQ_TEAM, local[1] = 1, local[2] = 1;
     const size_t rows_per_group = MVQ_NR0 * teams, scratch = 16 + teams * mvq_stage_bytes(a->type);
     groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
-    groups[1] = ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
+    groups[1] = one ? 1 : ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
     groups[2] = nbatch;
 
     const cl_ulong nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];

@@ -376,14 +376,16 @@ void mvq_team_barrier(const int sg) {
 /* This lane's share of the dot products of MVQ_NR0 src0 rows at x (rows past nr0
  * repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
- * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). */
-void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int nr0, const __global uchar *yq,
-              const __global float4 *yds, const int ne00, const int nr1, __local const char *kv, const int lane,
-              const int sg, __local uint *stage, float *acc) {
+ * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). nr1max
+ * (a constant of each kernel, nr1 <= nr1max <= MVQ_NR1) bounds the accumulators the
+ * compiler keeps in registers. */
+void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulong nb01, const int nr0,
+              const __global uchar *yq, const __global float4 *yds, const int ne00, const int nr1,
+              __local const char *kv, const int lane, const int sg, __local uint *stage, float *acc) {
     const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
     const __global uchar *row[MVQ_NR0];
     for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
-    for (int i = 0; i < MVQ_NR1 * MVQ_NR0; i++) acc[i] = 0.0f;
+    for (int i = 0; i < nr1max * MVQ_NR0; i++) acc[i] = 0.0f;
     uint v[MVQ_NR0][MVQ_LW_MAX];
     mvq_stage_load(t, row, 0, nunits, lane, v);
     for (int base = 0; base < nunits; base += MVQ_TEAM) {
@@ -397,7 +399,7 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
         mvq_unit w[MVQ_NR0];
         for (int r = 0; r < MVQ_NR0; r++)
             mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);
-        for (int c = 0; c < MVQ_NR1; c++) {
+        for (int c = 0; c < nr1max; c++) {
             if (c >= nr1) break;
             const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
             const float4 ds4 = yds[(ulong)c * (ulong)nunits + (ulong)u]; /* (d, s) of blocks (u, 0), (u, 1) */
@@ -420,15 +422,16 @@ void mvq_dots(const int t, const __global uchar *x, const ulong nb01, const int 
     }
 }
 
-/* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows. Teams are
+/* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows, and takes
+ * nr1max src1 rows (MVQ_NR1, or 1 in the kernels for a single src1 row). Teams are
  * sub-groups where the device's are MVQ_TEAM wide (NVIDIA): sub-group barriers and
  * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
  * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
  * runs every chunk (past the last row it repeats that row and stores nothing), and
  * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
  * (ops_mul_mat.c sizes it); the reduction reuses all of it. */
-void mvq(const int t, MVQ_ARGS) {
-    const int r1 = get_group_id(1) * MVQ_NR1, nr1 = min(MVQ_NR1, ne11 - r1);
+void mvq(const int t, const int nr1max, MVQ_ARGS) {
+    const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
     const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
@@ -451,9 +454,9 @@ void mvq(const int t, MVQ_ARGS) {
         if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
         __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
-        mvq_dots(t, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
+        mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
 #pragma unroll
-        for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++) {
+        for (int v = 0; v < nr1max * MVQ_NR0; v++) {
             if (v >= nv) break;
             const float s = sub_group_reduce_add(acc[v]);
             const int c = v / MVQ_NR0, r = v % MVQ_NR0;
@@ -466,11 +469,12 @@ void mvq(const int t, MVQ_ARGS) {
     const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
     __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
-    mvq_dots(t, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage, acc);
+    mvq_dots(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage,
+             acc);
     __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
-    for (int v = 0; v < MVQ_NR1 * MVQ_NR0; v++)
+    for (int v = 0; v < nr1max * MVQ_NR0; v++)
         if (v < nv) part[v * MVQ_TEAM + lane] = acc[v];
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int h = MVQ_TEAM / 2; h > 0; h >>= 1) {
@@ -484,8 +488,11 @@ void mvq(const int t, MVQ_ARGS) {
     }
 }
 
-#define MVQ_KERNEL(name, T) \
-    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_PASS); }
+/* ct_mul_mvq_<t>_f32 takes MVQ_NR1 src1 rows a work-group; ct_mul_mvq1_<t>_f32 one (the
+ * decode step's mat-vec), with the registers of one row's accumulators only. */
+#define MVQ_KERNEL(name, T)                                                          \
+    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, MVQ_PASS); } \
+    __kernel void ct_mul_mvq1_##name##_f32(MVQ_ARGS) { mvq(T, 1, MVQ_PASS); }
 MVQ_KERNEL(q4_0, MM_Q4_0)
 MVQ_KERNEL(q4_1, MM_Q4_1)
 MVQ_KERNEL(q5_0, MM_Q5_0)
