@@ -32,6 +32,7 @@ for v in new old; do
     --min-time 0.1 >> $out/perf-rows-$v.json 2>> $out/perf-$v.err
   echo "perf $v rc=$? $(( $(date +%s) - t0 )) s"
 done
+timeout 30 $x perf -b "$dev" -o CHAIN --min-time 0.3 | tail -1
 python3 - $out/perf-rows-old.json $out/perf-rows-new.json <<'PY'
 import json,sys
 def load(f):
