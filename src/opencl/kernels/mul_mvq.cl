@@ -45,6 +45,31 @@ int mvq_dp4(int a, int b, int c) {
 }
 #endif
 
+/* IQ4_NL's 16 values as signed bytes, little-endian in four words (mm_kvalues_iq4nl). */
+#define MVQ_KV0 0xBFAD9881u
+#define MVQ_KV1 0xF6EADDCFu
+#define MVQ_KV2 0x26190D01u
+#define MVQ_KV3 0x71594535u
+
+#if CT_HAS_NV_DP4A
+/* bytes of {a, b} picked by the four selector nibbles of s (3 bits each: mask bit 3,
+ * which prmt reads as "replicate the sign") */
+uint mvq_prmt(uint a, uint b, uint s) {
+    uint r;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(s));
+    return r;
+}
+
+/* IQ4_NL values of four indices (bytes of idx, each 0..15): two 8-byte lookups by byte
+ * permute and a third that takes, byte by byte, the half bit 3 of the index names
+ * (a lookup in a local-memory table per byte ran the mat-vec at 25% of copy, call 17) */
+int mvq_iq4nl_lookup(uint idx) {
+    const uint sel = ((idx | (idx >> 4)) & 0xFFu) | (((idx >> 16) | (idx >> 20)) & 0xFFu) << 8;
+    const uint lo = mvq_prmt(MVQ_KV0, MVQ_KV1, sel & 0x7777u), hi = mvq_prmt(MVQ_KV2, MVQ_KV3, sel & 0x7777u);
+    return (int)mvq_prmt(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
+}
+#endif
+
 /* ---- src1 -> 8-bit blocks --------------------------------------------------- */
 
 /* Ties to even: v + 1.5 * 2^23 rounds in the float adder (|v| <= 127.5 here). */
@@ -188,8 +213,12 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
             o->off = 8;
         } else {
             for (int k = 0; k < 16; k++) {
+#if CT_HAS_NV_DP4A
+                o->p[k] = mvq_iq4nl_lookup((uint)o->p[k]);
+#else
                 const uchar4 n = as_uchar4(o->p[k]);
                 o->p[k] = as_int((char4)(kv[n.s0], kv[n.s1], kv[n.s2], kv[n.s3]));
+#endif
             }
         }
         return;
