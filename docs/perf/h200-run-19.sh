@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Device call 19 (session 5): rows through local memory (block rows read by ct_rows_staged_<t>,
-# quantized rows written by ct_quant_rows_staged_<t>) and the one-src1-row 8-bit mat-vec
-# kernels (ct_mul_mvq1_<t>_f32) and IQ4_NL's lookup by byte permute (prmt, NVIDIA) against the tree before them (.devsrc, commit 9f0bb66), the
-# tests on the NVIDIA device, and two probes: bandwidth by read/write mix (h200-probe-mix.c)
-# and the cost of a kernel launch (h200-probe-launch.c).
+# Device call 19 (session 5), against the tree before the session's kernel changes (.devsrc,
+# commit 9f0bb66): rows through local memory (block rows read by ct_rows_staged_<t>, quantized
+# rows written by ct_quant_rows_staged_<t>), the one-src1-row 8-bit mat-vec kernels
+# (ct_mul_mvq1_<t>_f32), IQ4_NL's lookup by byte permute (prmt); the tests on the NVIDIA
+# device; two probes: bandwidth by read/write mix (h200-probe-mix.c) and the cost of a kernel
+# launch (h200-probe-launch.c).
 set -uo pipefail
 out=$1
 mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
