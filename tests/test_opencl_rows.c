@@ -681,22 +681,118 @@ static const char soft_kernels[] =
     "    size_t i = get_global_id(0); float v[32];\n"
     "    for (int j = 0; j < 32; j++) v[j] = x[32 * i + j];\n"
     "    ct_quantize_block(t, v, y + ts * i);\n"
+    "}\n"
+    "__kernel void t_half(__global const ushort *h, __global float *f, __global const float *x, __global ushort *y) {\n"
+    "    size_t i = get_global_id(0); f[i] = ct_half_to_float(h[i]); y[i] = ct_float_to_half(x[i]);\n"
     "}\n";
 
-/* common.cl's text, cut from the embedded library source. */
-static char *common_source(void) {
+/* common.cl's text, cut from the embedded library source, with CT_HAS_FP16 = fp16 (the
+ * device must have cl_khr_fp16 for 1). */
+static char *common_source(int fp16) {
     const char *start = strstr(ct_ocl_kernels_source, "#line 1 \"common.cl\"");
     if (!start) return NULL;
     const char *end = strstr(start + 1, "#line 1 \"");
     size_t n = end ? (size_t)(end - start) : strlen(start);
-    static const char prelude[] = "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 0\n"
-                                  "#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n#define CT_CORRECTLY_ROUNDED_DIV 0\n";
-    char *s = malloc(sizeof prelude + n + sizeof soft_kernels);
+    const char *prelude = fp16 ? "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 1\n"
+                                 "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                                 "#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n#define CT_CORRECTLY_ROUNDED_DIV 0\n"
+                               : "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 0\n"
+                                 "#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n#define CT_CORRECTLY_ROUNDED_DIV 0\n";
+    const size_t np = strlen(prelude);
+    char *s = malloc(np + n + sizeof soft_kernels);
     if (!s) return NULL;
-    memcpy(s, prelude, sizeof prelude - 1);
-    memcpy(s + sizeof prelude - 1, start, n);
-    memcpy(s + sizeof prelude - 1 + n, soft_kernels, sizeof soft_kernels);
+    memcpy(s, prelude, np);
+    memcpy(s + np, start, n);
+    memcpy(s + np + n, soft_kernels, sizeof soft_kernels);
     return s;
+}
+
+/* common.cl built on its own with the given CT_HAS_FP16 and options; NULL (a failed
+ * check) when it does not build. */
+static cl_program build_common(ct_ocl_device *d, int fp16, const char *options) {
+    char *src = common_source(fp16);
+    CHECK(src != NULL);
+    if (!src) return NULL;
+    cl_int err;
+    const char *srcs[1] = {src};
+    cl_program prog = clCreateProgramWithSource(d->context, 1, srcs, NULL, &err);
+    free(src);
+    CHECK(err == CL_SUCCESS);
+    if (err != CL_SUCCESS) return NULL;
+    err = clBuildProgram(prog, 1, &d->device, options, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        char log[4096] = "";
+        clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
+        fprintf(stderr, "building common.cl failed: %s\n", log);
+        clReleaseProgram(prog);
+        CHECK(err == CL_SUCCESS);
+        return NULL;
+    }
+    return prog;
+}
+
+/* ct_half_to_float on every half and ct_float_to_half on every float whose top 16 bits
+ * are any and low 16 bits one of a few (rounding ties both ways, sticky bits, zero), for
+ * both ways the device kernels convert (the cl_khr_fp16 conversions and vload_half /
+ * vstore_half_rte), against the CPU's rows. */
+static void test_half_conversions(void) {
+    ct_ocl_device *d = ct_ocl_device_of(ocl_dev);
+    enum { NH = 1 << 16, LOWS = 6, NX = NH * LOWS };
+    static const uint16_t lows[LOWS] = {0x0000, 0x1000, 0x0FFF, 0x1001, 0xF000, 0x2000};
+    uint16_t *h = malloc(NX * sizeof *h), *y = malloc(NX * sizeof *y), *want_y = malloc(NX * sizeof *want_y);
+    float *f = malloc(NX * sizeof *f), *x = malloc(NX * sizeof *x), *want_f = malloc(NX * sizeof *want_f);
+    CHECK(h && y && want_y && f && x && want_f);
+    if (!(h && y && want_y && f && x && want_f)) goto out;
+    for (uint32_t i = 0; i < NX; i++) {
+        h[i] = (uint16_t)i; /* every half, then again */
+        x[i] = tu_bits_f32(((i % NH) << 16) | lows[i / NH]);
+    }
+    CHECK(ct_fp16_to_fp32_row(h, want_f, NX) == CT_OK);
+    CHECK(ct_fp32_to_fp16_row(x, want_y, NX) == CT_OK);
+    for (int fp16 = 0; fp16 <= (d->has_fp16 ? 1 : 0); fp16++) {
+        cl_program prog = build_common(d, fp16, "");
+        if (!prog) continue;
+        cl_int err;
+        cl_command_queue q = clCreateCommandQueue(d->context, d->device, 0, &err);
+        cl_mem mh = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, NX * sizeof *h, h, &err);
+        cl_mem mx = clCreateBuffer(d->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, NX * sizeof *x, x, &err);
+        cl_mem mf = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, NX * sizeof *f, NULL, &err);
+        cl_mem my = clCreateBuffer(d->context, CL_MEM_WRITE_ONLY, NX * sizeof *y, NULL, &err);
+        cl_kernel k = clCreateKernel(prog, "t_half", &err);
+        CHECK(err == CL_SUCCESS);
+        clSetKernelArg(k, 0, sizeof mh, &mh);
+        clSetKernelArg(k, 1, sizeof mf, &mf);
+        clSetKernelArg(k, 2, sizeof mx, &mx);
+        clSetKernelArg(k, 3, sizeof my, &my);
+        size_t gsz = NX;
+        CHECK(clEnqueueNDRangeKernel(q, k, 1, NULL, &gsz, NULL, 0, NULL, NULL) == CL_SUCCESS);
+        CHECK(clEnqueueReadBuffer(q, mf, CL_TRUE, 0, NX * sizeof *f, f, 0, NULL, NULL) == CL_SUCCESS);
+        CHECK(clEnqueueReadBuffer(q, my, CL_TRUE, 0, NX * sizeof *y, y, 0, NULL, NULL) == CL_SUCCESS);
+        int bad_f = 0, bad_y = 0;
+        for (uint32_t i = 0; i < NX; i++) {
+            if (memcmp(&f[i], &want_f[i], sizeof f[i]) != 0 && bad_f++ < 3)
+                fprintf(stderr, "ct_half_to_float(0x%04x) = 0x%08x, want 0x%08x\n", h[i], tu_f32_bits(f[i]),
+                        tu_f32_bits(want_f[i]));
+            if (y[i] != want_y[i] && bad_y++ < 3)
+                fprintf(stderr, "ct_float_to_half(0x%08x) = 0x%04x, want 0x%04x\n", tu_f32_bits(x[i]), y[i], want_y[i]);
+        }
+        CHECK_MSG(bad_f == 0 && bad_y == 0, "half conversions (cl_khr_fp16 %s): %d of %d to float, %d of %d to half "
+                  "differ", fp16 ? "used" : "not used", bad_f, (int)NX, bad_y, (int)NX);
+        clReleaseKernel(k);
+        clReleaseMemObject(mh);
+        clReleaseMemObject(mx);
+        clReleaseMemObject(mf);
+        clReleaseMemObject(my);
+        clReleaseCommandQueue(q);
+        clReleaseProgram(prog);
+    }
+out:
+    free(h);
+    free(y);
+    free(want_y);
+    free(f);
+    free(x);
+    free(want_f);
 }
 
 static float div_operand(void) {
@@ -711,21 +807,9 @@ static float div_operand(void) {
 
 static void test_soft_div(void) {
     ct_ocl_device *d = ct_ocl_device_of(ocl_dev);
-    char *src = common_source();
-    CHECK(src != NULL);
-    if (!src) return;
+    cl_program prog = build_common(d, 0, "-DCT_SOFT_DIV");
+    if (!prog) return;
     cl_int err;
-    const char *srcs[1] = {src};
-    cl_program prog = clCreateProgramWithSource(d->context, 1, srcs, NULL, &err);
-    CHECK(err == CL_SUCCESS);
-    err = clBuildProgram(prog, 1, &d->device, "-DCT_SOFT_DIV", NULL, NULL);
-    if (err != CL_SUCCESS) {
-        char log[4096] = "";
-        clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-        fprintf(stderr, "building common.cl failed: %s\n", log);
-    }
-    CHECK(err == CL_SUCCESS);
-    free(src);
     cl_command_queue q = clCreateCommandQueue(d->context, d->device, 0, &err);
     enum { N = 1 << 14, QB = 256 };
     float *a = malloc(N * sizeof(float)), *b = malloc(N * sizeof(float)), *r = malloc(N * sizeof(float));
@@ -829,6 +913,7 @@ int main(void) {
         test_cpy();
         test_quant_edges();
         test_soft_div();
+        test_half_conversions();
         printf("%s: %d cases\n", ct_device_name(ocl_dev), n_cases);
         ct_backend_free(ocl_be);
     }
