@@ -2,7 +2,8 @@
 # Device call 20 (session 5), against the tree before the session's kernel changes (.devsrc,
 # commit 9f0bb66) again: call 19's changes plus fp16 conversions by the device's own
 # instructions (NaN fixed up by a select); all OpenCL tests on the NVIDIA device (among them
-# the exhaustive half-conversion check of test_opencl_rows, both conversion paths).
+# the exhaustive half-conversion check of test_opencl_rows, both conversion paths); whether the
+# driver has cl_khr_command_buffer.
 set -uo pipefail
 out=$1
 mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd
@@ -14,6 +15,10 @@ for v in new old; do
     cmake --build /tmp/ct-$v -j16 >/tmp/build-$v.txt 2>&1 || { tail -20 /tmp/build-$v.txt; exit 1; }
 done
 echo "built $(( $(date +%s) - t0 )) s"
+# does the driver record command buffers (a graph replayed without one enqueue per node)?
+gcc -O2 docs/perf/h200-probe-intdot.c -o /tmp/probe-intdot -lOpenCL && timeout 30 /tmp/probe-intdot 2>/dev/null |
+  grep -o "NVIDIA H200\|cl_khr_command_buffer[a-z_]*" | sort -u > $out/command-buffer.txt
+echo "command buffers:"; cat $out/command-buffer.txt
 x=/tmp/ct-new/tools/ct-ops
 dev=$($x devices | awk '/^device [0-9]+: /{name=$3} /description:.*NVIDIA/{print name; exit}')
 { timeout 60 $x test -b $dev | tail -1; echo "ct-ops test rc=$?"
