@@ -49,21 +49,24 @@ static bool kernels_for(ct_type t, mm_kernels *k) {
                           CT_OCL_K_MUL_MM128_##ID##_F32, MVQ, MVQ1};                                             \
         return true;
 #define MM_QCASE(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_MUL_MVQ1_##T##_F32)
+/* no one-src1-row kernel: the MVQ_NR1 kernel is faster for these (kernels/mul_mvq.cl) */
+#define MM_QCASE8(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_COUNT)
     switch (t) {
         MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
         MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
         MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
-        MM_QCASE(Q4_0)
+        MM_QCASE8(Q4_0)
         MM_QCASE(Q4_1)
-        MM_QCASE(Q5_0)
+        MM_QCASE8(Q5_0)
         MM_QCASE(Q5_1)
-        MM_QCASE(Q8_0)
+        MM_QCASE8(Q8_0)
         MM_QCASE(IQ4_NL)
         MM_QCASE(Q4_K)
         MM_QCASE(Q5_K)
         MM_QCASE(Q6_K)
     default: return false;
     }
+#undef MM_QCASE8
 #undef MM_QCASE
 #undef MM_CASE
 }
@@ -189,7 +192,8 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     if (st != CT_OK) return st;
 
     /* one src1 row: the kernel that keeps one row's accumulators */
-    const bool one = ne11 == 1 && ct_ocl_kernel_available(be->dev, k->mvq1) && mvq_teams(be, k->mvq1, a->type) > 0;
+    const bool one = ne11 == 1 && k->mvq1 != CT_OCL_K_COUNT && ct_ocl_kernel_available(be->dev, k->mvq1) &&
+                     mvq_teams(be, k->mvq1, a->type) > 0;
     const ct_ocl_kernel_id id = one ? k->mvq1 : k->mvq;
     /* 1-D groups of teams, MVQ_NR0 rows each; scratch: IQ4_NL's table, then a stage per team */
     const size_t teams = mvq_teams(be, id, a->type);

@@ -518,9 +518,13 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
 }
 
 /* ct_mul_mvq_<t>_f32 takes MVQ_NR1 src1 rows a work-group; ct_mul_mvq1_<t>_f32 one (the
- * decode step's mat-vec), with the registers of one row's accumulators only. */
-#define MVQ_KERNEL(name, T)                                                          \
-    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, MVQ_PASS); } \
+ * decode step's mat-vec), with the registers of one row's accumulators only. The
+ * one-row kernel exists for the types it made faster on the H200 (calls 19-20: q4_1
+ * 64 -> 74%, q6_K 51 -> 58%, IQ4_NL 25 -> 44% of copy at 16384^2); Q4_0, Q5_0 and Q8_0
+ * ran slower with it (q8_0 80 -> 76%, q5_0 75 -> 68%) and keep the MVQ_NR1 kernel. */
+#define MVQ_KERNEL(name, T) \
+    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, MVQ_PASS); }
+#define MVQ_KERNEL1(name, T) \
     __kernel void ct_mul_mvq1_##name##_f32(MVQ_ARGS) { mvq(T, 1, MVQ_PASS); }
 MVQ_KERNEL(q4_0, MM_Q4_0)
 MVQ_KERNEL(q4_1, MM_Q4_1)
@@ -531,3 +535,9 @@ MVQ_KERNEL(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL(q4_K, MM_Q4_K)
 MVQ_KERNEL(q5_K, MM_Q5_K)
 MVQ_KERNEL(q6_K, MM_Q6_K)
+MVQ_KERNEL1(q4_1, MM_Q4_1)
+MVQ_KERNEL1(q5_1, MM_Q5_1)
+MVQ_KERNEL1(iq4_nl, MM_IQ4_NL)
+MVQ_KERNEL1(q4_K, MM_Q4_K)
+MVQ_KERNEL1(q5_K, MM_Q5_K)
+MVQ_KERNEL1(q6_K, MM_Q6_K)
