@@ -9,6 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* cl_khr_fp16's query (cl_ext.h), spelled out so that cl.h alone suffices */
+#ifndef CL_DEVICE_HALF_FP_CONFIG
+#define CL_DEVICE_HALF_FP_CONFIG 0x1033
+#endif
+
 enum { MIN_ALIGNMENT = 128, MAX_ALIGNMENT = 4096 };
 
 static void info_string(cl_device_id d, cl_device_info what, char *out, size_t n) {
@@ -164,6 +169,9 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     d->has_correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+    cl_device_fp_config hfp = 0;
+    if (d->has_fp16 && clGetDeviceInfo(id, CL_DEVICE_HALF_FP_CONFIG, sizeof hfp, &hfp, NULL) != CL_SUCCESS) hfp = 0;
+    d->has_fp16_exact = d->has_fp16 && (hfp & CL_FP_DENORM) && (hfp & CL_FP_ROUND_TO_NEAREST);
 
     size_t wg = 0;
     clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
@@ -229,9 +237,11 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
-           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d", d->name,
+           "wg %zu, subgroups %d, fp16 %d (exact conversions %d), fp64 %d, correctly rounded div %d, int dot %d, "
+           "PTX dp4a %d", d->name,
            d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
-           d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
+           d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp16_exact, d->has_fp64,
+           d->has_correct_div_sqrt,
            d->has_int_dot, d->has_nv_dp4a);
     return d;
 }

@@ -22,6 +22,8 @@
  *   #pragma OPENCL FP_CONTRACT OFF
  *   CT_HAS_SUBGROUPS, CT_HAS_FP16, CT_HAS_FP64, CT_HAS_INT_DOT: 0 or 1, matching
  *     the device's features (the extension pragmas are already enabled);
+ *   CT_FP16_CONVERT: 1 when the half type's conversions are exact (has_fp16_exact);
+ *   CT_HAS_NV_DP4A: 1 when NVIDIA inline PTX (dp4a, prmt) builds and runs right;
  *   CT_CORRECTLY_ROUNDED_DIV: 1 when the program is built with
  *     -cl-fp32-correctly-rounded-divide-sqrt. When it is 0, '/' and sqrt() of
  *     float are NOT correctly rounded (OpenCL allows 2.5 ulp), so quantizers that
@@ -123,6 +125,8 @@ typedef struct ct_ocl_device {
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
+    bool has_fp16_exact;       /* cl_khr_fp16 with denormals and round to nearest in CL_DEVICE_HALF_FP_CONFIG:
+                                  its conversions are exact (kernels: CT_FP16_CONVERT) */
     int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];

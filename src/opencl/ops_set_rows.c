@@ -65,10 +65,11 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
 
     const int64_t nkr = j->ne0 / 32;
     const size_t per_group = (wg / 4) * nper;
-    /* whole groups in a row, 16-byte aligned: the blocks go out through local memory
-     * (wg >= 128: the kernel's CT_QT_STORE_ROUNDS; per_group is then a multiple of 8) */
+    /* whole groups in a row, 16-byte aligned spans: the blocks go out through local memory
+     * (wg >= 128: the kernel's CT_QT_STORE_ROUNDS), when that kernel takes wg work-items */
     const ct_ocl_kernel_id staged = quant_rows_kernel_for(j->dst->type, true, &nper);
-    if (da >= 16 && wg >= 128 && (size_t)nkr % per_group == 0 && ct_ocl_kernel_available(be->dev, staged)) {
+    if (da >= 16 && wg >= 128 && (size_t)nkr % per_group == 0 && per_group * ct_type_size(j->dst->type) % 16 == 0 &&
+        ct_ocl_kernel_available(be->dev, staged) && ct_ocl_clamp_wg(be, staged, wg) == wg) {
         kid = staged;
     }
     args g = {be, kid, 0, CT_OK};

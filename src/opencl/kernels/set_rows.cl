@@ -85,7 +85,7 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
  * Rows map as in ct_rows4 (get_rows.cl), mode CT_ROWS_CPY or CT_ROWS_SET. The source
  * (stype F32, F16 or BF16) has packed rows aligned to 16 bytes (F32) or 8; the destination
  * is 2-byte aligned; the local size is a multiple of 4, at most CT_QT_WG. Local memory
- * stays under 21 KB (IQ4_NL, NPER 1), within every full-profile device's 32 KB. */
+ * stays under 22 KB (IQ4_NL, NPER 1, staged), within every full-profile device's 32 KB. */
 #define CT_QT_WG 256
 
 #define CT_QUANT_ROWS_ARGS                                                                                \
