@@ -219,7 +219,7 @@ typedef struct rows_p {
                     written through local memory), 5 (GET_ROWS floats) one row of 35 at an aligned offset;
                     GET_ROWS blocks, through local memory: 6 one row of 37 32-blocks or 5 256-blocks (two
                     segments, the last not a multiple of 16 bytes), 7 130 rows of 4096 (two units a
-                    work-item, two segments a row; F16/BF16: 16-byte units) */
+                    work-item, two segments a row; float rows: the plain row kernel) */
     int bad;     /* an index outside the rows: 0 none, 1 too large, 2 negative */
     int32_t idx32[160];
     int64_t idx64[160];

@@ -5,6 +5,7 @@
 #include "opencl_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,6 +139,71 @@ static bool probe_nv_dp4a(ct_ocl_device *d) {
     return ok;
 }
 
+/* Whether the half type's conversions are exact (what the kernels' CT_FP16_CONVERT needs):
+ * CL_DEVICE_HALF_FP_CONFIG with denormals and round to nearest says so, and where it says
+ * nothing (NVIDIA reports 0) a kernel converts every non-NaN half to float and floats
+ * around every half's rounding boundary (ties both ways, sticky bits) to half, and the
+ * results must equal the CPU's. Any failure means no. */
+static bool probe_fp16_exact(ct_ocl_device *d) {
+    if (!d->has_fp16) return false;
+    cl_device_fp_config hfp = 0;
+    if (clGetDeviceInfo(d->device, CL_DEVICE_HALF_FP_CONFIG, sizeof hfp, &hfp, NULL) == CL_SUCCESS &&
+        (hfp & CL_FP_DENORM) && (hfp & CL_FP_ROUND_TO_NEAREST))
+        return true;
+    static const char *src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                             "__kernel void ct_probe(__global const ushort *h, __global float *f,\n"
+                             "                       __global const float *x, __global ushort *y) {\n"
+                             "    const size_t i = get_global_id(0);\n"
+                             "    f[i] = (float)as_half(h[i]);\n"
+                             "    y[i] = as_ushort(convert_half_rte(x[i]));\n"
+                             "}\n";
+    enum { NH = 1 << 16, LOWS = 6, NX = NH * LOWS };
+    static const uint16_t lows[LOWS] = {0x0000, 0x1000, 0x0FFF, 0x1001, 0xF000, 0x2000};
+    uint16_t *h = ct_malloc(NX * sizeof *h), *y = ct_malloc(NX * sizeof *y);
+    float *f = ct_malloc(NX * sizeof *f), *x = ct_malloc(NX * sizeof *x);
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_mem m[4] = {NULL, NULL, NULL, NULL};
+    bool ok = h && y && f && x;
+    for (uint32_t i = 0; ok && i < NX; i++) {
+        h[i] = (uint16_t)i;
+        const uint32_t bits = ((i % NH) << 16) | lows[i / NH];
+        memcpy(&x[i], &bits, sizeof bits);
+    }
+    cl_int err = CL_SUCCESS;
+    if (ok) prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
+    ok = ok && err == CL_SUCCESS && CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
+    if (ok) k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, "ct_probe", &err));
+    ok = ok && err == CL_SUCCESS;
+    const size_t sizes[4] = {NX * sizeof *h, NX * sizeof *f, NX * sizeof *x, NX * sizeof *y};
+    void *const host[4] = {h, NULL, x, NULL};
+    for (int i = 0; ok && i < 4; i++) {
+        m[i] = CT_OCL_CREATE("clCreateBuffer", &err,
+                             clCreateBuffer(d->context, host[i] ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY,
+                                            sizes[i], host[i], &err));
+        ok = err == CL_SUCCESS;
+        if (ok) ok = clSetKernelArg(k, (cl_uint)i, sizeof m[i], &m[i]) == CL_SUCCESS;
+    }
+    const size_t global = NX;
+    ok = ok && clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS &&
+         clEnqueueReadBuffer(d->queue, m[1], CL_TRUE, 0, sizes[1], f, 0, NULL, NULL) == CL_SUCCESS &&
+         clEnqueueReadBuffer(d->queue, m[3], CL_TRUE, 0, sizes[3], y, 0, NULL, NULL) == CL_SUCCESS;
+    for (uint32_t i = 0; ok && i < NX; i++) {
+        const float want_f = ct_fp16_to_fp32(h[i]);
+        if ((h[i] & 0x7FFFu) <= 0x7C00u && memcmp(&want_f, &f[i], sizeof want_f) != 0) ok = false;
+        if (!isnan(x[i]) && y[i] != ct_fp32_to_fp16(x[i])) ok = false;
+    }
+    for (int i = 0; i < 4; i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+    if (k) clReleaseKernel(k);
+    if (prog) clReleaseProgram(prog);
+    ct_free(h);
+    ct_free(y);
+    ct_free(f);
+    ct_free(x);
+    return ok;
+}
+
 static void read_caps(ct_ocl_device *d, cl_device_id id) {
     cl_device_type t = 0;
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
@@ -169,9 +235,6 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(id, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     d->has_correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
-    cl_device_fp_config hfp = 0;
-    if (d->has_fp16 && clGetDeviceInfo(id, CL_DEVICE_HALF_FP_CONFIG, sizeof hfp, &hfp, NULL) != CL_SUCCESS) hfp = 0;
-    d->has_fp16_exact = d->has_fp16 && (hfp & CL_FP_DENORM) && (hfp & CL_FP_ROUND_TO_NEAREST);
 
     size_t wg = 0;
     clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
@@ -234,6 +297,7 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
         return NULL;
     }
     d->has_nv_dp4a = probe_nv_dp4a(d);
+    d->has_fp16_exact = probe_fp16_exact(d);
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "

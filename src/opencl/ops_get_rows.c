@@ -138,19 +138,15 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     if (status != CT_OK) return status;
     if (sa < vs || da < vd) return CT_OK;
 
-    /* 2-byte rows of whole 16-byte vectors: ct_rows8, units of 8 elements */
-    const ct_ocl_kernel_id k8 = st == CT_TYPE_F16 ? CT_OCL_K_ROWS8_F16 : st == CT_TYPE_BF16 ? CT_OCL_K_ROWS8_BF16
-                                                                                              : CT_OCL_K_COUNT;
-    const bool rows8 = k8 != CT_OCL_K_COUNT && ct_ocl_kernel_available(be->dev, k8) && sa >= 16 && j->ne0 % 8 == 0;
-    const size_t nu = rows8 ? (size_t)j->ne0 / 8 : ((size_t)j->ne0 + 3) / 4;
+    const size_t nu = ((size_t)j->ne0 + 3) / 4;
     const size_t nper = ct_ocl_rows_nper(nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3);
     const size_t nk = (nu + nper - 1) / nper;
     size_t nth, nrptg;
-    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, rows8 ? k8 : kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);
     const size_t nseg = (nu + nth * nper - 1) / (nth * nper);
     const bool staged = vs == 2 && rows_staged_fits(be, st, sa, nu, nth, nrptg, nper, nseg);
 
-    args g = {be, staged ? rows_staged_kernel_for(st) : rows8 ? k8 : kid, 0, CT_OK};
+    args g = {be, staged ? rows_staged_kernel_for(st) : kid, 0, CT_OK};
     arg_tensor(&g, j->src, "src0");
     if (j->idx) arg_tensor(&g, j->idx, "src1");
     else arg_null_tensor(&g);

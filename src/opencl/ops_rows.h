@@ -130,8 +130,7 @@ typedef struct ct_ocl_rows_job {
 /* Each encodes the job when its kernel fits it (types, alignments, work-group size) and
  * sets *done; otherwise it leaves *done false and enqueues nothing. */
 /* ct_rows4_<src type>: F32/I32, F16, BF16 or a block type into F32 (I32), F16 or BF16; for
- * F16/BF16 rows of whole aligned 16-byte vectors ct_rows8_<t>, for block rows in aligned
- * segments ct_rows_staged_<t> (get_rows.cl). */
+ * block rows in aligned segments ct_rows_staged_<t> (get_rows.cl). */
 ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done);
 /* ct_quant_rows_<dst type>: F32, F16 or BF16 into Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 or IQ4_NL. */
 ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done);

@@ -201,31 +201,6 @@ uint ct_rows_ld1_bf16(const __global uchar *s, long e) {
     return as_uint(ct_bf16_to_float(((const __global ushort *)s)[e]));
 }
 
-/* ct_rows8_<t>: 2-byte rows (F16, BF16) as ct_rows4_<t>, but 8 elements a unit, so that
- * a work-item loads 16 bytes at a time as the F32 kernel does (with 8-byte loads GET_ROWS
- * F16 stayed at 66% of copy on the H200 where F32 reached 84%). The encoder guarantees
- * ne0 % 8 == 0 and 16-byte aligned source rows. */
-#define CT_ROWS8_KERNEL(NAME, CVT)                                                                        \
-    __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
-        CT_ROWS_PROLOGUE                                                                                  \
-        const long n8 = ne0 / 8;                                                                          \
-        uint4 v[CT_ROWS_NPER];                                                                            \
-        for (int k = 0; k < CT_ROWS_NPER; k++) {                                                          \
-            const long u = u0 + k * nth;                                                                  \
-            if (k < nper && u < n8) v[k] = ((const __global uint4 *)src)[u];                              \
-        }                                                                                                 \
-        for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
-            const long u = u0 + k * nth;                                                                  \
-            if (u >= n8) break;                                                                           \
-            const ushort8 h = as_ushort8(v[k]);                                                           \
-            ct_rows_st4(dst, 2 * u, CVT(h.s0123, 2 * u), dtype);                                          \
-            ct_rows_st4(dst, 2 * u + 1, CVT(h.s4567, 2 * u + 1), dtype);                                  \
-        }                                                                                                 \
-    }
-
-CT_ROWS8_KERNEL(ct_rows8_f16, ct_rows_cvt_f16)
-CT_ROWS8_KERNEL(ct_rows8_bf16, ct_rows_cvt_bf16)
-
 /* Block rows have no partial unit (whole blocks of 32 or 256). */
 uint ct_rows_ld1_none(const __global uchar *s, long e) { return 0u; }
 
