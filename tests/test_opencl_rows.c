@@ -686,19 +686,20 @@ static const char soft_kernels[] =
     "    size_t i = get_global_id(0); f[i] = ct_half_to_float(h[i]); y[i] = ct_float_to_half(x[i]);\n"
     "}\n";
 
-/* common.cl's text, cut from the embedded library source, with CT_HAS_FP16 and
- * CT_FP16_CONVERT = fp16 (the device must have exact cl_khr_fp16 conversions for 1). */
+/* common.cl's text, cut from the embedded library source, with CT_FP16_CONVERT = fp16
+ * (the device's conversions must be exact for 1) and CT_HAS_FP16 as the device has it. */
 static char *common_source(int fp16) {
     const char *start = strstr(ct_ocl_kernels_source, "#line 1 \"common.cl\"");
     if (!start) return NULL;
     const char *end = strstr(start + 1, "#line 1 \"");
     size_t n = end ? (size_t)(end - start) : strlen(start);
-    const char *prelude = fp16 ? "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 1\n"
-                                 "#define CT_FP16_CONVERT 1\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
-                                 "#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n#define CT_CORRECTLY_ROUNDED_DIV 0\n"
-                               : "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 0\n"
-                                 "#define CT_FP16_CONVERT 0\n"
-                                 "#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n#define CT_CORRECTLY_ROUNDED_DIV 0\n";
+    const bool khr = ct_ocl_device_of(ocl_dev)->has_fp16;
+    char prelude[512];
+    snprintf(prelude, sizeof prelude,
+             "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 %d\n"
+             "#define CT_FP16_CONVERT %d\n%s#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n"
+             "#define CT_CORRECTLY_ROUNDED_DIV 0\n",
+             khr ? 1 : 0, fp16, khr ? "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" : "");
     const size_t np = strlen(prelude);
     char *s = malloc(np + n + sizeof soft_kernels);
     if (!s) return NULL;
@@ -734,8 +735,8 @@ static cl_program build_common(ct_ocl_device *d, int fp16, const char *options) 
 
 /* ct_half_to_float on every half and ct_float_to_half on every float whose top 16 bits
  * are any and low 16 bits one of a few (rounding ties both ways, sticky bits, zero), for
- * both ways the device kernels convert (integer arithmetic, and the cl_khr_fp16
- * conversions where the device's are exact), against the CPU's rows. */
+ * both ways the device kernels convert (integer arithmetic, and the device's conversions
+ * where its probe found them exact), against the CPU's rows. */
 static void test_half_conversions(void) {
     ct_ocl_device *d = ct_ocl_device_of(ocl_dev);
     enum { NH = 1 << 16, LOWS = 6, NX = NH * LOWS };
@@ -778,7 +779,7 @@ static void test_half_conversions(void) {
                 fprintf(stderr, "ct_float_to_half(0x%08x) = 0x%04x, want 0x%04x\n", tu_f32_bits(x[i]), y[i], want_y[i]);
         }
         CHECK_MSG(bad_f == 0 && bad_y == 0, "half conversions (%s): %d of %d to float, %d of %d to half differ",
-                  fp16 ? "cl_khr_fp16" : "integer", bad_f, (int)NX, bad_y, (int)NX);
+                  fp16 ? "the device's" : "integer", bad_f, (int)NX, bad_y, (int)NX);
         clReleaseKernel(k);
         clReleaseMemObject(mh);
         clReleaseMemObject(mx);

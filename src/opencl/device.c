@@ -139,24 +139,31 @@ static bool probe_nv_dp4a(ct_ocl_device *d) {
     return ok;
 }
 
-/* Whether the half type's conversions are exact (what the kernels' CT_FP16_CONVERT needs):
- * CL_DEVICE_HALF_FP_CONFIG with denormals and round to nearest says so, and where it says
- * nothing (NVIDIA reports 0) a kernel converts every non-NaN half to float and floats
- * around every half's rounding boundary (ties both ways, sticky bits) to half, and the
- * results must equal the CPU's. Any failure means no. */
+/* Whether the device's fp16 conversions are exact (what the kernels' CT_FP16_CONVERT
+ * needs): those of cl_khr_fp16 where the device has it, else the core vload_half /
+ * vstore_half_rte. CL_DEVICE_HALF_FP_CONFIG with denormals and round to nearest says
+ * so; where it says nothing (NVIDIA has no cl_khr_fp16 and reports 0) a kernel converts
+ * every non-NaN half to float and floats around every half's rounding boundary (ties
+ * both ways, sticky bits) to half, and the results must equal the CPU's. Any failure
+ * means no, and the kernels convert in integer arithmetic. */
 static bool probe_fp16_exact(ct_ocl_device *d) {
-    if (!d->has_fp16) return false;
     cl_device_fp_config hfp = 0;
-    if (clGetDeviceInfo(d->device, CL_DEVICE_HALF_FP_CONFIG, sizeof hfp, &hfp, NULL) == CL_SUCCESS &&
+    if (d->has_fp16 && clGetDeviceInfo(d->device, CL_DEVICE_HALF_FP_CONFIG, sizeof hfp, &hfp, NULL) == CL_SUCCESS &&
         (hfp & CL_FP_DENORM) && (hfp & CL_FP_ROUND_TO_NEAREST))
         return true;
-    static const char *src = "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
-                             "__kernel void ct_probe(__global const ushort *h, __global float *f,\n"
-                             "                       __global const float *x, __global ushort *y) {\n"
-                             "    const size_t i = get_global_id(0);\n"
-                             "    f[i] = (float)as_half(h[i]);\n"
-                             "    y[i] = as_ushort(convert_half_rte(x[i]));\n"
-                             "}\n";
+    const char *src = d->has_fp16 ? "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+                                    "__kernel void ct_probe(__global const ushort *h, __global float *f,\n"
+                                    "                       __global const float *x, __global ushort *y) {\n"
+                                    "    const size_t i = get_global_id(0);\n"
+                                    "    f[i] = (float)as_half(h[i]);\n"
+                                    "    y[i] = as_ushort(convert_half_rte(x[i]));\n"
+                                    "}\n"
+                                  : "__kernel void ct_probe(__global const half *h, __global float *f,\n"
+                                    "                       __global const float *x, __global half *y) {\n"
+                                    "    const size_t i = get_global_id(0);\n"
+                                    "    f[i] = vload_half(i, h);\n"
+                                    "    vstore_half_rte(x[i], i, y);\n"
+                                    "}\n";
     enum { NH = 1 << 16, LOWS = 6, NX = NH * LOWS };
     static const uint16_t lows[LOWS] = {0x0000, 0x1000, 0x0FFF, 0x1001, 0xF000, 0x2000};
     uint16_t *h = ct_malloc(NX * sizeof *h), *y = ct_malloc(NX * sizeof *y);

@@ -69,23 +69,35 @@ void ct_st_u32(__global uchar *p, uint v) {
 
 /* Exact; NaN keeps its payload shifted left by 13 with the quiet bit set (as the CPU).
  * Round to nearest even; overflow gives inf; NaN gives sign | 0x7E00 (as the CPU).
- * Where the device's half type has denormals and round to nearest (CT_FP16_CONVERT),
- * its own conversions do every value but NaN, which a select fixes up to the CPU's
+ * Where the device's conversions are exact (CT_FP16_CONVERT: cl_khr_fp16's, else the
+ * core vload_half / vstore_half_rte), they do every value but NaN, which a select fixes up to the CPU's
  * bits: the integer arithmetic below took ~15 operations an element and bound the fp16
  * row kernels on the H200 (CPY F32 -> F16 74 -> 85% of copy with the device's). The
  * integer versions compute every case and select one (no branch between a kernel's
  * loads). */
 #if CT_FP16_CONVERT
+#if CT_HAS_FP16
+float ct_half_hw(ushort h) { return (float)as_half(h); }
+ushort ct_half_hw_rte(float f) { return as_ushort(convert_half_rte(f)); }
+#else /* the core vload_half / vstore_half_rte */
+float ct_half_hw(ushort h) { return vload_half(0, (const __private half *)&h); }
+ushort ct_half_hw_rte(float f) {
+    ushort h;
+    vstore_half_rte(f, 0, (__private half *)&h);
+    return h;
+}
+#endif
+
 float ct_half_to_float(ushort h) {
     const uint em = h & 0x7FFFu;
     const uint nan = ((uint)(h & 0x8000u) << 16) | 0x7FC00000u | (em << 13);
-    return em > 0x7C00u ? as_float(nan) : (float)as_half(h);
+    return em > 0x7C00u ? as_float(nan) : ct_half_hw(h);
 }
 
 ushort ct_float_to_half(float f) {
     const uint x = as_uint(f);
     const ushort nan = (ushort)(((x >> 16) & 0x8000u) | 0x7E00u);
-    return (x & 0x7FFFFFFFu) > 0x7F800000u ? nan : as_ushort(convert_half_rte(f));
+    return (x & 0x7FFFFFFFu) > 0x7F800000u ? nan : ct_half_hw_rte(f);
 }
 #else
 float ct_half_to_float(ushort h) {
