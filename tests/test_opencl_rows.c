@@ -395,13 +395,17 @@ static void test_set_rows(void) {
             }
         }
     }
-    for (int bad = 1; bad <= 2; bad++) {
-        rows_p p = {.type = CT_TYPE_Q4_0, .stype = CT_TYPE_F32, .itype = bad == 1 ? CT_TYPE_I64 : CT_TYPE_I32,
-                    .ne0 = 64};
+    for (int bad = 1; bad <= 3; bad++) {
+        /* the third: rows of 8192 into Q8_0, written through local memory */
+        rows_p p = {.type = bad == 3 ? CT_TYPE_Q8_0 : CT_TYPE_Q4_0, .stype = CT_TYPE_F32,
+                    .itype = bad == 1 ? CT_TYPE_I64 : CT_TYPE_I32, .ne0 = bad == 3 ? 8192 : 64,
+                    .variant = bad == 3 ? 5 : 0};
         set_rows_indices(&p);
         p.idx64[9] = bad == 1 ? 9 : -1;
         p.idx32[9] = bad == 1 ? 9 : -1;
-        bad_index_case(bad == 1 ? "SET_ROWS index = rows (I64)" : "SET_ROWS index -1 (I32)", build_set_rows, &p);
+        static const char *const names[3] = {"SET_ROWS index = rows (I64)", "SET_ROWS index -1 (I32)",
+                                             "SET_ROWS Q8_0 rows of 8192, index -1 (I32)"};
+        bad_index_case(names[bad - 1], build_set_rows, &p);
     }
     /* an index beyond 32 bits */
     rows_p p = {.type = CT_TYPE_F16, .stype = CT_TYPE_F32, .itype = CT_TYPE_I64, .ne0 = 8};
