@@ -178,16 +178,17 @@ static bool probe_fp16_exact(ct_ocl_device *d) {
         memcpy(&x[i], &bits, sizeof bits);
     }
     cl_int err = CL_SUCCESS;
-    if (ok) prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
+    if (ok)
+        prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
+                             clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
     ok = ok && err == CL_SUCCESS && CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
     if (ok) k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, "ct_probe", &err));
     ok = ok && err == CL_SUCCESS;
     const size_t sizes[4] = {NX * sizeof *h, NX * sizeof *f, NX * sizeof *x, NX * sizeof *y};
     void *const host[4] = {h, NULL, x, NULL};
     for (int i = 0; ok && i < 4; i++) {
-        m[i] = CT_OCL_CREATE("clCreateBuffer", &err,
-                             clCreateBuffer(d->context, host[i] ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY,
-                                            sizes[i], host[i], &err));
+        const cl_mem_flags flags = host[i] ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY;
+        m[i] = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(d->context, flags, sizes[i], host[i], &err));
         ok = err == CL_SUCCESS;
         if (ok) ok = clSetKernelArg(k, (cl_uint)i, sizeof m[i], &m[i]) == CL_SUCCESS;
     }

@@ -125,8 +125,8 @@ typedef struct ct_ocl_device {
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
-    bool has_fp16_exact;       /* cl_khr_fp16 with denormals and round to nearest in CL_DEVICE_HALF_FP_CONFIG:
-                                  its conversions are exact (kernels: CT_FP16_CONVERT) */
+    bool has_fp16_exact;       /* the fp16 conversions the kernels would use are exact, as CL_DEVICE_HALF_FP_CONFIG
+                                  says or a probe found (kernels: CT_FP16_CONVERT; device.c) */
     int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];

@@ -41,7 +41,9 @@ static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, bool staged, size_t *np
     case CT_TYPE_Q4_1: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q4_1 : CT_OCL_K_QUANT_ROWS_Q4_1;
     case CT_TYPE_Q5_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q5_0 : CT_OCL_K_QUANT_ROWS_Q5_0;
     case CT_TYPE_Q5_1: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q5_1 : CT_OCL_K_QUANT_ROWS_Q5_1;
-    case CT_TYPE_IQ4_NL: *nper = 1; return staged ? CT_OCL_K_QUANT_ROWS_STAGED_IQ4_NL : CT_OCL_K_QUANT_ROWS_IQ4_NL;
+    case CT_TYPE_IQ4_NL:
+        *nper = 1;
+        return staged ? CT_OCL_K_QUANT_ROWS_STAGED_IQ4_NL : CT_OCL_K_QUANT_ROWS_IQ4_NL;
     default: return CT_OCL_K_COUNT;
     }
 }
