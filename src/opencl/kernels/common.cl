@@ -716,7 +716,9 @@ uint4 ct_raw4_q5_0##SFX(AS const uchar *b, int g) {                             
 uint4 ct_raw4_q5_1##SFX(AS const uchar *b, int g) {                                                                    \
     return (uint4)(ct_ld32##SFX(b), ct_ld32##SFX(b + 4), ct_ld32##SFX(b + 8 + 4 * (g & 3)), 0u);                       \
 }                                                                                                                      \
-uint4 ct_raw4_q8_0##SFX(AS const uchar *b, int g) { return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2 + 4 * g), 0u, 0u); } \
+uint4 ct_raw4_q8_0##SFX(AS const uchar *b, int g) {                                                                    \
+    return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2 + 4 * g), 0u, 0u);                                              \
+}                                                                                                                      \
 uint4 ct_raw4_iq4_nl##SFX(AS const uchar *b, int g) {                                                                  \
     return (uint4)(ct_ld16##SFX(b), ct_ld32##SFX(b + 2 + 4 * (g & 3)), 0u, 0u);                                        \
 }                                                                                                                      \
@@ -727,7 +729,8 @@ uint4 ct_raw4_q2_K##SFX(AS const uchar *b, int g) {                             
 uint4 ct_raw4_q3_K##SFX(AS const uchar *b, int g) {                                                                    \
     const int il = g >> 2, l = 4 * (g & 3), hb = il >> 3, sub = il & 1;                                                \
     const uint sc = (uint)b[96 + (il & 7)] | ((uint)b[96 + 8 + (il & 3)] << 8);                                        \
-    return (uint4)(ct_ld16##SFX(b + 108), sc, ct_ld32##SFX(b + 32 + 32 * hb + 16 * sub + l), ct_ld32##SFX(b + 16 * sub + l)); \
+    return (uint4)(ct_ld16##SFX(b + 108), sc, ct_ld32##SFX(b + 32 + 32 * hb + 16 * sub + l),                           \
+                   ct_ld32##SFX(b + 16 * sub + l));                                                                    \
 }                                                                                                                      \
 uint ct_raw_scales_k4##SFX(AS const uchar *q, int j) {                                                                 \
     return (uint)q[j & 3] | ((uint)q[j + 4] << 8) | ((uint)q[j] << 16);                                                \
@@ -746,7 +749,9 @@ uint4 ct_raw4_q6_K##SFX(AS const uchar *b, int g) {                             
     return (uint4)(ct_ld16##SFX(b + 208), ct_ld32##SFX(b + 64 * h + ((k & 1) ? 32 : 0) + l),                           \
                    ct_ld32##SFX(b + 128 + 32 * h + l), b[192 + 8 * h + (l0 >> 4) + 2 * k]);                            \
 }                                                                                                                      \
-uint4 ct_raw4_q8_K##SFX(AS const uchar *b, int g) { return (uint4)(ct_ld32##SFX(b), ct_ld32##SFX(b + 4 + 4 * g), 0u, 0u); } \
+uint4 ct_raw4_q8_K##SFX(AS const uchar *b, int g) {                                                                    \
+    return (uint4)(ct_ld32##SFX(b), ct_ld32##SFX(b + 4 + 4 * g), 0u, 0u);                                              \
+}                                                                                                                      \
 uint4 ct_raw4_iq4_xs##SFX(AS const uchar *b, int g) {                                                                  \
     const int il = g >> 2, ib = il >> 1;                                                                               \
     return (uint4)(ct_ld32##SFX(b), b[4 + (ib >> 1)], ct_ld32##SFX(b + 8 + 16 * ib + 4 * (g & 3)), 0u);                \
