@@ -146,7 +146,7 @@ static bool probe_nv_dp4a(ct_ocl_device *d) {
  * every non-NaN half to float and floats around every half's rounding boundary (ties
  * both ways, sticky bits) to half, and the results must equal the CPU's. Any failure
  * means no, and the kernels convert in integer arithmetic. */
-static bool probe_fp16_exact(ct_ocl_device *d) {
+bool ct_ocl_probe_fp16_exact(ct_ocl_device *d) {
     cl_device_fp_config hfp = 0;
     if (d->has_fp16 && clGetDeviceInfo(d->device, CL_DEVICE_HALF_FP_CONFIG, sizeof hfp, &hfp, NULL) == CL_SUCCESS &&
         (hfp & CL_FP_DENORM) && (hfp & CL_FP_ROUND_TO_NEAREST))
@@ -305,15 +305,12 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
         return NULL;
     }
     d->has_nv_dp4a = probe_nv_dp4a(d);
-    d->has_fp16_exact = probe_fp16_exact(d);
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
-           "wg %zu, subgroups %d, fp16 %d (exact conversions %d), fp64 %d, correctly rounded div %d, int dot %d, "
-           "PTX dp4a %d", d->name,
+           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d", d->name,
            d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
-           d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp16_exact, d->has_fp64,
-           d->has_correct_div_sqrt,
+           d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
            d->has_int_dot, d->has_nv_dp4a);
     return d;
 }

@@ -295,6 +295,9 @@ static cl_program build_from_binary(const ct_ocl_device *dev, const unsigned cha
 ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
     if (dev->program) return CT_OK;
 
+    /* probed here, not at device discovery: only a process that computes on the device pays for it */
+    dev->has_fp16_exact = ct_ocl_probe_fp16_exact(dev);
+    ct_log(CT_LOG_DEBUG, "opencl: %s: exact fp16 conversions %d", dev->name, dev->has_fp16_exact);
     char prelude[PRELUDE_MAX], options[OPTIONS_MAX];
     build_prelude(dev, prelude, sizeof prelude);
     build_options(dev, options, sizeof options);

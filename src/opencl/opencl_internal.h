@@ -126,7 +126,8 @@ typedef struct ct_ocl_device {
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     bool has_fp16_exact;       /* the fp16 conversions the kernels would use are exact, as CL_DEVICE_HALF_FP_CONFIG
-                                  says or a probe found (kernels: CT_FP16_CONVERT; device.c) */
+                                  says or a probe found (kernels: CT_FP16_CONVERT); set when the library
+                                  is first loaded (ct_ocl_library_load) */
     int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
@@ -169,6 +170,9 @@ void ct_ocl_device_release(ct_ocl_device *dev);
  * entry exists). The caller holds dev->lock. fn names the public function for
  * messages. A build error is CT_DEVICE_ERROR with the compiler's log. */
 ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn);
+/* device.c: whether the fp16 conversions the kernels would use are exact on dev (its
+ * CL_DEVICE_HALF_FP_CONFIG, else a small program run on its queue); false on any failure. */
+bool ct_ocl_probe_fp16_exact(ct_ocl_device *dev);
 /* Test hooks: drop the program so the next backend rebuilds it (existing
  * backends keep theirs); add build options (NULL clears). */
 void ct_ocl_device_reset_program(ct_ocl_device *dev);
