@@ -375,11 +375,13 @@ static void test_mapped_buffers(ct_device *dev, ct_backend *backend) {
         cl_int zero = 0, flag = -1;
         clEnqueueWriteBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof zero, &zero, 0, NULL, NULL);
         CHECK(flag_encoder(be, &node) == CT_OK);
+        CHECK(ct_ocl_trace_submit(be, NULL, false) == CT_OK); /* encoders only trace */
         clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
         CHECK(flag == 0);
         int32_t bad = 1000;
         CHECK(ct_tensor_set(ts[k], &bad, max_tensor - sizeof bad, sizeof bad) == CT_OK);
         CHECK(flag_encoder(be, &node) == CT_OK);
+        CHECK(ct_ocl_trace_submit(be, NULL, false) == CT_OK); /* encoders only trace */
         clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
         CHECK(flag == 1);
         be->flag_dirty = true; /* raised outside a compute: the next one must reset it */
@@ -457,6 +459,7 @@ static void test_compute(ct_device *dev, ct_backend *b) {
     CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "node 'third'");
     set_indices(fg.idx[2], rows, 0, 0);
     CHECK(compute(b, fg.graph) == CT_OK); /* the flag is reset per compute */
+    if (be->replay_enabled) CHECK(be->n_recorded == 1 && be->n_replayed == 4); /* the same graph each time */
 
     /* Abort before the second node: one node ran. */
     ct_backend_set_abort_callback(b, abort_cb, NULL);
@@ -487,6 +490,194 @@ static void test_compute(ct_device *dev, ct_backend *b) {
 
     CHECK(ct_device_init_backend(dev, "n_threads=2", &b) == CT_INVALID_ARGUMENT);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "takes no params");
+}
+
+/* ---- graph replay: recorded command buffers ------------------------------------- */
+
+enum { RG_M = 16, RG_N = 3, RG_E = 40, RG_T = 9, RG_MAX_IO = 8 };
+
+/* CPY F32 -> Q8_0 and MUL_MAT (the 8-bit path: src1 quantized into the work
+ * memory) then RMS_NORM, once per row length in k[] (0: none); GET_ROWS of F16
+ * rows and SUM_ROWS of them. Inputs in[], outputs out[]. */
+typedef struct replay_graph {
+    ct_context *ctx;
+    ct_buffer *buf;
+    ct_graph *g;
+    ct_tensor *in[RG_MAX_IO], *out[RG_MAX_IO];
+    int n_in, n_out;
+    ct_tensor *ids;
+} replay_graph;
+
+static bool replay_graph_new(replay_graph *rg, ct_device *dev, const int64_t k[2], int64_t n_ids) {
+    memset(rg, 0, sizeof *rg);
+    ct_context_params p = {.mem_size = 64 * ct_tensor_overhead() + ct_graph_overhead(64), .no_alloc = true};
+    if (!(rg->ctx = ct_context_new(p)) || !(rg->g = ct_graph_new(rg->ctx, 64))) return false;
+    ct_context *c = rg->ctx;
+    for (int i = 0; i < 2; i++) {
+        if (!k[i]) continue;
+        ct_tensor *w = ct_tensor_new_2d(c, CT_TYPE_F32, k[i], RG_M), *x = ct_tensor_new_2d(c, CT_TYPE_F32, k[i], RG_N);
+        ct_tensor *wq = ct_cpy(c, w, ct_tensor_new_2d(c, CT_TYPE_Q8_0, k[i], RG_M));
+        rg->in[rg->n_in++] = w;
+        rg->in[rg->n_in++] = x;
+        rg->out[rg->n_out++] = wq;
+        rg->out[rg->n_out++] = ct_rms_norm(c, ct_mul_mat(c, wq, x), 1e-5f);
+    }
+    ct_tensor *tab = ct_tensor_new_2d(c, CT_TYPE_F16, RG_E, RG_T);
+    rg->ids = ct_tensor_new_1d(c, CT_TYPE_I32, n_ids);
+    ct_tensor *rows = ct_get_rows(c, tab, rg->ids);
+    ct_tensor_set_name(rows, "rows");
+    rg->in[rg->n_in++] = tab;
+    rg->out[rg->n_out++] = rows;
+    rg->out[rg->n_out++] = ct_sum_rows(c, rows);
+    for (int i = 0; i < rg->n_out; i++) {
+        if (!rg->out[i] || ct_graph_build_forward(rg->g, rg->out[i]) != CT_OK) return false;
+    }
+    return ct_context_alloc_tensors(c, ct_device_buffer_type(dev), &rg->buf) == CT_OK;
+}
+
+static void replay_graph_free(replay_graph *rg) {
+    ct_buffer_free(rg->buf);
+    ct_context_free(rg->ctx);
+}
+
+/* Fresh inputs from seed (the same seed, the same inputs), valid row ids. */
+static void replay_graph_fill(replay_graph *rg, uint32_t seed) {
+    uint32_t st = seed * 2654435761u + 1;
+    for (int i = 0; i < rg->n_in; i++) {
+        ct_tensor *t = rg->in[i];
+        size_t n = (size_t)ct_nelements(t);
+        float *f = malloc(n * sizeof *f);
+        for (size_t j = 0; j < n; j++) {
+            st = st * 1664525u + 1013904223u;
+            f[j] = (float)(int32_t)st / 2147483648.0f;
+        }
+        if (t->type == CT_TYPE_F16) {
+            ct_fp16 *h = malloc(n * sizeof *h);
+            ct_fp32_to_fp16_row(f, h, (int64_t)n);
+            CHECK(ct_tensor_set(t, h, 0, n * sizeof *h) == CT_OK);
+            free(h);
+        } else {
+            CHECK(ct_tensor_set(t, f, 0, n * sizeof *f) == CT_OK);
+        }
+        free(f);
+    }
+    int64_t n = ct_nelements(rg->ids);
+    int32_t *v = malloc((size_t)n * sizeof *v);
+    for (int64_t j = 0; j < n; j++) v[j] = (int32_t)((seed + 7 * (uint32_t)j) % RG_T);
+    CHECK(ct_tensor_set(rg->ids, v, 0, (size_t)n * sizeof *v) == CT_OK);
+    free(v);
+}
+
+/* Every output's bytes, concatenated into a malloc'd block of *n. */
+static unsigned char *replay_graph_read(replay_graph *rg, size_t *n) {
+    size_t total = 0;
+    for (int i = 0; i < rg->n_out; i++) total += ct_nbytes(rg->out[i]);
+    unsigned char *bytes = malloc(total), *p = bytes;
+    for (int i = 0; i < rg->n_out; i++) {
+        CHECK(ct_tensor_get(rg->out[i], p, 0, ct_nbytes(rg->out[i])) == CT_OK);
+        p += ct_nbytes(rg->out[i]);
+    }
+    *n = total;
+    return bytes;
+}
+
+/* Computes rg on b with the inputs of seed and checks the bytes against the same
+ * compute on ref (a backend that never replays). */
+static void replay_check(ct_backend *b, ct_backend *ref, replay_graph *rg, uint32_t seed, const char *what) {
+    size_t n_got, n_want;
+    replay_graph_fill(rg, seed);
+    CHECK(ct_backend_graph_compute(ref, rg->g) == CT_OK);
+    unsigned char *want = replay_graph_read(rg, &n_want);
+    for (int i = 0; i < rg->n_out; i++) { /* b's compute must write every output again */
+        CHECK(ct_tensor_memset(rg->out[i], 0xEE, 0, ct_nbytes(rg->out[i])) == CT_OK);
+    }
+    CHECK_MSG(ct_backend_graph_compute(b, rg->g) == CT_OK, "%s: %s", what, ct_last_error());
+    unsigned char *got = replay_graph_read(rg, &n_got);
+    CHECK_MSG(n_got == n_want && memcmp(got, want, n_want) == 0, "%s: outputs differ from the played compute", what);
+    free(want);
+    free(got);
+}
+
+static void test_graph_replay(ct_device *dev) {
+    ct_backend *b = NULL, *ref = NULL;
+    CHECK(ct_device_init_backend(dev, NULL, &b) == CT_OK && ct_device_init_backend(dev, NULL, &ref) == CT_OK);
+    if (!b || !ref) return;
+    ct_ocl_backend *be = b->context;
+    ((ct_ocl_backend *)ref->context)->replay_enabled = false;
+    const bool on = be->replay_enabled;
+    printf("  graph replay: %s\n", on ? "on (cl_khr_command_buffer)" : "off: every compute is played");
+    const int64_t k_small[2] = {64, 0}, k_two[2] = {64, 512}, k_big[2] = {1024, 0};
+
+    /* Played, then recorded on its second sight, then replayed; with new inputs each time. */
+    replay_graph g1, g2;
+    CHECK(replay_graph_new(&g1, dev, k_small, 5) && replay_graph_new(&g2, dev, k_small, 6));
+    replay_check(b, ref, &g1, 1, "first compute");
+    CHECK(be->n_played == 1 && be->n_recorded == 0 && be->n_replayed == 0);
+    replay_check(b, ref, &g1, 2, "second compute");
+    replay_check(b, ref, &g1, 3, "third compute");
+    if (on) CHECK(be->n_played == 1 && be->n_recorded == 1 && be->n_replayed == 2);
+    else CHECK(be->n_played == 3 && be->n_replayed == 0);
+
+    /* Another graph (one more row id) is its own trace; g1's recording survives it. */
+    replay_check(b, ref, &g2, 4, "another graph");
+    replay_check(b, ref, &g1, 5, "back to the first graph");
+    if (on) CHECK(be->n_recorded == 1 && be->n_replayed == 3);
+
+    /* A bad row id in a replayed compute: the error flag names the node, and is reset after. */
+    replay_graph_fill(&g1, 6);
+    int32_t bad = RG_T;
+    CHECK(ct_tensor_set(g1.ids, &bad, 2 * sizeof bad, sizeof bad) == CT_OK);
+    CHECK(ct_backend_graph_compute(b, g1.g) == CT_INDEX_OUT_OF_RANGE);
+    CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "node 'rows' (GET_ROWS)");
+    replay_check(b, ref, &g1, 7, "after a bad index");
+    if (on) CHECK(be->n_recorded == 1 && be->n_replayed == 5);
+
+    /* Freeing any buffer retires every recording (its cl_mem handles may come back). */
+    replay_graph_free(&g2);
+    uint64_t played = be->n_played;
+    replay_check(b, ref, &g1, 8, "after a buffer was freed");
+    replay_check(b, ref, &g1, 9, "recorded again");
+    if (on) CHECK(be->n_played == played + 1 && be->n_recorded == 2);
+
+    /* Growing the work memory (a longer mat-vec) retires recordings that name the old one. */
+    CHECK(replay_graph_new(&g2, dev, k_big, 5));
+    replay_check(b, ref, &g2, 10, "a graph that grows the work memory");
+    played = be->n_played;
+    replay_check(b, ref, &g1, 11, "after the work memory grew");
+    if (on) CHECK(be->n_played == played + 1);
+    replay_graph_free(&g2);
+
+    /* The work memory growing in the middle of a graph: the first mat-vec still reads the old one. */
+    ct_backend *fresh = NULL;
+    CHECK(ct_device_init_backend(dev, NULL, &fresh) == CT_OK);
+    CHECK(replay_graph_new(&g2, dev, k_two, 4));
+    for (uint32_t seed = 12; fresh && seed < 15; seed++) replay_check(fresh, ref, &g2, seed, "work memory grown mid-graph");
+    replay_graph_free(&g2);
+    ct_backend_free(fresh);
+
+    /* With an abort callback every node is played on its own. */
+    ct_backend_set_abort_callback(b, abort_cb, NULL);
+    abort_calls = 0;
+    abort_at = 0;
+    uint64_t replayed = be->n_replayed;
+    replay_check(b, ref, &g1, 15, "with an abort callback");
+    CHECK(be->n_replayed == replayed && abort_calls > 1);
+    ct_backend_set_abort_callback(b, NULL, NULL);
+
+    /* Traces are compared byte for byte: more graphs than slots evict the oldest. */
+    replay_graph more[CT_OCL_REPLAY_SLOTS];
+    for (int i = 0; i < CT_OCL_REPLAY_SLOTS; i++) {
+        CHECK(replay_graph_new(&more[i], dev, k_small, 7 + i));
+        replay_check(b, ref, &more[i], 20 + (uint32_t)i, "filling the slots");
+    }
+    played = be->n_played;
+    replay_check(b, ref, &g1, 30, "evicted");
+    if (on) CHECK(be->n_played == played + 1);
+    for (int i = 0; i < CT_OCL_REPLAY_SLOTS; i++) replay_graph_free(&more[i]);
+
+    replay_graph_free(&g1);
+    ct_backend_free(ref);
+    ct_backend_free(b);
 }
 
 /* ---- many threads creating backends on one device ------------------------------- */
@@ -783,6 +974,7 @@ int main(int argc, char **argv) {
     test_mapped_buffers(dev, b);
     test_compute(dev, b);
     ct_backend_free(b);
+    test_graph_replay(dev);
     test_threads(dev);
     test_cache(dev);
     test_unwritable_cache(dev);

@@ -5,6 +5,7 @@
 #include "opencl_internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ctensor's own OpenCL backend GUID. */
@@ -83,15 +84,15 @@ static ct_status check_kernel(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
     return CT_OK;
 }
 
+static ct_status trace_out_of_memory(const ct_ocl_backend *be) {
+    return ct_ocl_fail(be, CT_OUT_OF_MEMORY, "out of host memory recording the compute's commands");
+}
+
 ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value) {
     ct_status st = check_kernel(be, id);
     if (st != CT_OK) return st;
-    cl_int err = clSetKernelArg(be->kernels[id], index, size, value);
-    if (err != CL_SUCCESS) {
-        return ct_fail(CT_DEVICE_ERROR, "%s: clSetKernelArg(%s, %u) failed: %s (%d)", be->where,
-                       ct_ocl_kernel_table[id].name, index, ct_ocl_error_name(err), err);
-    }
-    return CT_OK;
+    /* the driver sees it when the trace is submitted (graph_replay.c) */
+    return ct_ocl_trace_arg(be, id, index, size, value) ? CT_OK : trace_out_of_memory(be);
 }
 
 ct_status ct_ocl_set_arg_local(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t bytes) {
@@ -110,8 +111,20 @@ ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint
 
 ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
     if (!be->work || be->work_size < bytes) {
-        /* kernels still queued keep the old cl_mem alive until they finish */
-        if (be->work) clReleaseMemObject(be->work);
+        if (be->work) {
+            /* the trace may already name the old one: released after the compute's wait */
+            if (be->n_retired == be->cap_retired) {
+                size_t cap = be->cap_retired ? be->cap_retired * 2 : 4;
+                cl_mem *r = ct_malloc(cap * sizeof *r);
+                if (!r) return ct_ocl_fail(be, CT_OUT_OF_MEMORY, "out of host memory growing the work memory");
+                if (be->n_retired) memcpy(r, be->retired, be->n_retired * sizeof *r);
+                ct_free(be->retired);
+                be->retired = r;
+                be->cap_retired = cap;
+            }
+            be->retired[be->n_retired++] = be->work;
+            atomic_fetch_add(&ct_ocl_mem_epoch, 1);
+        }
         be->work = NULL;
         be->work_size = 0;
         cl_int err;
@@ -134,14 +147,7 @@ ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
 
 ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index) {
     cl_int code = be->node_index + 1;
-    if (!be->flag_used && be->flag_dirty) {
-        /* enqueued before the kernel that takes the flag, after any earlier node's */
-        const cl_int zero = 0;
-        cl_int err = clEnqueueFillBuffer(be->queue, be->error_flag, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL);
-        if (err != CL_SUCCESS) return ct_ocl_fail_cl(be, "clEnqueueFillBuffer(error flag)", err);
-        be->flag_dirty = false;
-    }
-    be->flag_used = true;
+    be->flag_used = true; /* ct_ocl_trace_submit resets the flag before the trace runs */
     ct_status st = CT_OCL_SET_ARG(be, id, index, be->error_flag);
     if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index + 1, code);
     return st;
@@ -177,12 +183,7 @@ ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t 
         return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s: work-group of %zu items exceeds the kernel's maximum %zu",
                            ct_ocl_kernel_table[id].name, items, ct_ocl_kernel_max_wg(be, id));
     }
-    cl_int err = clEnqueueNDRangeKernel(be->queue, be->kernels[id], 3, NULL, global, local, 0, NULL, NULL);
-    if (err != CL_SUCCESS) {
-        return ct_fail(CT_DEVICE_ERROR, "%s: clEnqueueNDRangeKernel(%s) failed: %s (%d)", be->where,
-                       ct_ocl_kernel_table[id].name, ct_ocl_error_name(err), err);
-    }
-    return CT_OK;
+    return ct_ocl_trace_launch(be, id, global, local) ? CT_OK : trace_out_of_memory(be);
 }
 
 /* ---- op dispatch ----------------------------------------------------------------- */
@@ -244,8 +245,16 @@ static ct_ocl_encode_fn op_encoder(ct_op op) {
 
 static const char *be_get_name(const ct_backend *backend) { return ((ct_ocl_backend *)backend->context)->dev->name; }
 
+static void release_retired(ct_ocl_backend *be) {
+    for (size_t i = 0; i < be->n_retired; i++) clReleaseMemObject(be->retired[i]);
+    be->n_retired = 0;
+}
+
 static void be_destroy(ct_ocl_backend *be) {
     if (be->queue) clFinish(be->queue);
+    ct_ocl_replay_free(be); /* the command buffers, before the kernels and memory they name */
+    release_retired(be);
+    ct_free(be->retired);
     for (int k = 0; k < CT_OCL_K_COUNT; k++) {
         if (be->kernels[k]) clReleaseKernel(be->kernels[k]);
     }
@@ -265,7 +274,7 @@ static void be_set_abort_callback(ct_backend *backend, ct_abort_callback callbac
     be->abort_data = user_data;
 }
 
-static void set_where(ct_ocl_backend *be, const ct_tensor *node, int i) {
+void ct_ocl_set_where(ct_ocl_backend *be, const ct_tensor *node, int i) {
     if (node->name[0]) {
         snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: node '%s' (%s)", node->name,
                  ct_op_name(node->op));
@@ -283,6 +292,7 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
     if (read_flag) err = clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
     else err = clFinish(be->queue);
     if (be->flag_used && (!read_flag || err != CL_SUCCESS || flag != 0)) be->flag_dirty = true;
+    if (err == CL_SUCCESS) release_retired(be); /* else kernels may still run: kept until a later wait */
     if (st != CT_OK && st != CT_ABORTED) return st;
     if (err != CL_SUCCESS) {
         snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
@@ -295,7 +305,7 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
             return ct_fail(CT_INDEX_OUT_OF_RANGE, "ct_backend_graph_compute: %s: a kernel raised the index error "
                            "flag with code %d", be->dev->name, (int)flag);
         }
-        set_where(be, ct_graph_node(graph, i), i);
+        ct_ocl_set_where(be, ct_graph_node(graph, i), i);
         return ct_ocl_fail(be, CT_INDEX_OUT_OF_RANGE, "a row index is out of range; rows with bad indices were not "
                            "written");
     }
@@ -310,12 +320,15 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
 
     int n = ct_graph_n_nodes(graph);
     bool first = true;
+    /* With an abort callback each node is submitted before the callback sees the
+     * device idle; without, the whole graph once, where it may be replayed. */
+    const bool per_node = be->abort_callback != NULL;
     ct_status st = CT_OK;
     for (int i = 0; i < n && st == CT_OK; i++) {
         ct_tensor *node = ct_graph_node(graph, i);
         if (ct_is_empty(node) || is_noop(node)) continue;
         be->node_index = i;
-        set_where(be, node, i);
+        ct_ocl_set_where(be, node, i);
         if (be->abort_callback) {
             /* The callback sees the device idle, as after each node on the CPU. */
             if (!first && (err = clFinish(be->queue)) != CL_SUCCESS) {
@@ -340,7 +353,11 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
             encode = op_encoder(node->op);
         }
         st = encode(be, node);
+        if (st == CT_OK && per_node) st = ct_ocl_trace_submit(be, graph, false);
     }
+    /* A graph that fails to encode runs none of its nodes (with the callback: none after the failing one). */
+    if (st == CT_OK && !per_node) st = ct_ocl_trace_submit(be, graph, true);
+    else if (st != CT_OK) ct_ocl_trace_discard(be);
     return finish(be, graph, st);
 }
 
@@ -366,6 +383,14 @@ static ct_status create_kernels(ct_ocl_backend *be) {
                          ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
             break;
         }
+        cl_uint nargs = 0;
+        err = clGetKernelInfo(be->kernels[k], CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+        if (err != CL_SUCCESS) {
+            st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clGetKernelInfo(%s, CL_KERNEL_NUM_ARGS) failed: "
+                         "%s (%d)", d->name, ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
+            break;
+        }
+        be->kernel_nargs[k] = nargs;
         if (d->kernel_wg_size[k] == 0) {
             size_t wg = 0;
             err = clGetKernelWorkGroupInfo(be->kernels[k], d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
@@ -390,6 +415,9 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     ct_ocl_device_retain(d);
     be->dev = d;
     be->flag_dirty = true; /* a new buffer's contents are undefined */
+    ct_ocl_trace_discard(be);  /* an empty trace, replayable until a launch says otherwise */
+    const char *replay = getenv("CT_OPENCL_GRAPH_REPLAY");
+    be->replay_enabled = d->has_cmdbuf && !(replay && strcmp(replay, "0") == 0);
     cl_int err;
     be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
     if (err != CL_SUCCESS) {

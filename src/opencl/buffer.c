@@ -34,6 +34,7 @@ static ct_ocl_buffer *buffer_ctx_new(ct_ocl_device *dev, size_t n_views) {
 }
 
 static void buffer_ctx_free(ct_ocl_buffer *b) {
+    atomic_fetch_add(&ct_ocl_mem_epoch, 1); /* before any handle can be reused */
     for (size_t i = 0; i < b->n_views; i++) {
         if (b->views[i].mem) clReleaseMemObject(b->views[i].mem);
     }

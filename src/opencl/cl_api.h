@@ -63,8 +63,12 @@
     X(cl_int, GetDeviceIDs,                                                                                         \
       (cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices,            \
        cl_uint *num_devices))                                                                                       \
+    X(void *, GetExtensionFunctionAddressForPlatform, (cl_platform_id platform, const char *func_name))            \
     X(cl_int, GetDeviceInfo,                                                                                        \
       (cl_device_id device, cl_device_info param_name, size_t param_value_size, void *param_value,                 \
+       size_t *param_value_size_ret))                                                                               \
+    X(cl_int, GetKernelInfo,                                                                                        \
+      (cl_kernel kernel, cl_kernel_info param_name, size_t param_value_size, void *param_value,                    \
        size_t *param_value_size_ret))                                                                               \
     X(cl_int, GetKernelWorkGroupInfo,                                                                               \
       (cl_kernel kernel, cl_device_id device, cl_kernel_work_group_info param_name, size_t param_value_size,       \
@@ -87,6 +91,28 @@
     X(cl_int, ReleaseProgram, (cl_program program))                                                                 \
     X(cl_int, SetKernelArg, (cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value))         \
     X(cl_int, WaitForEvents, (cl_uint num_events, const cl_event *event_list))
+
+/* cl_khr_command_buffer, reached per platform through
+ * clGetExtensionFunctionAddressForPlatform. The types are ours, not the headers'
+ * (which differ between header releases in names, not in layout): the handle is
+ * an opaque pointer and every properties list a cl_ulong list, which we never pass. */
+#define CT_CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES 0x12AA /* cl_device_info, a queue-properties bitfield */
+typedef struct ct_cl_cmdbuf_s *ct_cl_cmdbuf;
+typedef cl_uint ct_cl_sync_point;
+typedef struct ct_cl_cmdbuf_api {
+    ct_cl_cmdbuf(CL_API_CALL *create)(cl_uint num_queues, const cl_command_queue *queues,
+                                      const cl_ulong *properties, cl_int *errcode_ret);
+    cl_int(CL_API_CALL *finalize)(ct_cl_cmdbuf command_buffer);
+    cl_int(CL_API_CALL *release)(ct_cl_cmdbuf command_buffer);
+    cl_int(CL_API_CALL *enqueue)(cl_uint num_queues, cl_command_queue *queues, ct_cl_cmdbuf command_buffer,
+                                 cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event);
+    cl_int(CL_API_CALL *ndrange)(ct_cl_cmdbuf command_buffer, cl_command_queue command_queue,
+                                 const cl_ulong *properties, cl_kernel kernel, cl_uint work_dim,
+                                 const size_t *global_work_offset, const size_t *global_work_size,
+                                 const size_t *local_work_size, cl_uint num_sync_points_in_wait_list,
+                                 const ct_cl_sync_point *sync_point_wait_list, ct_cl_sync_point *sync_point,
+                                 void **mutable_handle);
+} ct_cl_cmdbuf_api;
 
 #define CT_CL_API_MEMBER(ret, name, params) ret(CL_API_CALL *name) params;
 struct ct_cl_api {
@@ -118,6 +144,8 @@ bool ct_cl_load(void);
 #define clFinish ct_cl.Finish
 #define clGetDeviceIDs ct_cl.GetDeviceIDs
 #define clGetDeviceInfo ct_cl.GetDeviceInfo
+#define clGetExtensionFunctionAddressForPlatform ct_cl.GetExtensionFunctionAddressForPlatform
+#define clGetKernelInfo ct_cl.GetKernelInfo
 #define clGetKernelWorkGroupInfo ct_cl.GetKernelWorkGroupInfo
 #define clGetPlatformIDs ct_cl.GetPlatformIDs
 #define clGetPlatformInfo ct_cl.GetPlatformInfo

@@ -212,6 +212,33 @@ bool ct_ocl_probe_fp16_exact(ct_ocl_device *d) {
     return ok;
 }
 
+/* The cl_khr_command_buffer entry points, when the device can record our queue's
+ * commands: its required queue properties must be ones our plain in-order queue has
+ * (none). Any missing piece leaves the device without graph replay. */
+static bool load_cmdbuf_api(ct_ocl_device *d, cl_device_id id) {
+    cl_command_queue_properties required = 0;
+    if (clGetDeviceInfo(id, CT_CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES, sizeof required, &required,
+                        NULL) != CL_SUCCESS ||
+        required != 0) {
+        return false;
+    }
+    void *f[5];
+    static const char *const names[5] = {"clCreateCommandBufferKHR", "clFinalizeCommandBufferKHR",
+                                         "clReleaseCommandBufferKHR", "clEnqueueCommandBufferKHR",
+                                         "clCommandNDRangeKernelKHR"};
+    for (int i = 0; i < 5; i++) {
+        f[i] = clGetExtensionFunctionAddressForPlatform(d->platform, names[i]);
+        if (!f[i]) return false;
+    }
+    /* object pointers to function pointers, as with dlsym (cl_api.c) */
+    memcpy(&d->cmdbuf.create, &f[0], sizeof f[0]);
+    memcpy(&d->cmdbuf.finalize, &f[1], sizeof f[1]);
+    memcpy(&d->cmdbuf.release, &f[2], sizeof f[2]);
+    memcpy(&d->cmdbuf.enqueue, &f[3], sizeof f[3]);
+    memcpy(&d->cmdbuf.ndrange, &f[4], sizeof f[4]);
+    return true;
+}
+
 static void read_caps(ct_ocl_device *d, cl_device_id id) {
     cl_device_type t = 0;
     clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL);
@@ -236,6 +263,7 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
     d->has_fp16 = has_token(ext, "cl_khr_fp16");
     d->has_fp64 = has_token(ext, "cl_khr_fp64") || info_ulong(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
     d->has_int_dot = has_token(ext, "cl_khr_integer_dot_product");
+    d->has_cmdbuf = has_token(ext, "cl_khr_command_buffer") && load_cmdbuf_api(d, id);
     ct_free(ext);
     d->features = (d->has_subgroups ? CT_OCL_FEAT_SUBGROUPS : 0u) | (d->has_fp16 ? CT_OCL_FEAT_FP16 : 0u) |
                   (d->has_fp64 ? CT_OCL_FEAT_FP64 : 0u) | (d->has_int_dot ? CT_OCL_FEAT_INT_DOT : 0u);
@@ -308,10 +336,11 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
-           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d", d->name,
+           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d, command buffers %d",
+           d->name,
            d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
            d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
-           d->has_int_dot, d->has_nv_dp4a);
+           d->has_int_dot, d->has_nv_dp4a, d->has_cmdbuf);
     return d;
 }
 

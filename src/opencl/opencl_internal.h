@@ -125,6 +125,8 @@ typedef struct ct_ocl_device {
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
+    bool has_cmdbuf;           /* cl_khr_command_buffer, usable with our queue: cmdbuf is filled */
+    ct_cl_cmdbuf_api cmdbuf;
     bool has_fp16_exact;       /* the fp16 conversions the kernels would use are exact, as CL_DEVICE_HALF_FP_CONFIG
                                   says or a probe found (kernels: CT_FP16_CONVERT); set when the library
                                   is first loaded (ct_ocl_library_load) */
@@ -207,6 +209,39 @@ ct_status ct_ocl_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size, si
 /* The first view wholly containing [data, data + nbytes), or NULL (SPEC §5.6 step 5). */
 const ct_ocl_view *ct_ocl_buffer_find_view(const ct_ocl_buffer *buf, const void *data, size_t nbytes);
 
+/* Bumped before the library releases a cl_mem a kernel may have taken (a buffer's
+ * views, MUL_MAT's work memory): a recorded command buffer holding the handle can
+ * then no longer be told apart from one holding a new object at the same address. */
+extern _Atomic uint64_t ct_ocl_mem_epoch;
+
+/* ---- command trace and graph replay (graph_replay.c) ----------------------- */
+
+/* A compute's kernel arguments and launches in encoding order, as plain bytes
+ * (no padding), so that two computes with the same commands compare equal. */
+typedef struct ct_ocl_trace {
+    unsigned char *bytes;
+    size_t len, cap;
+    size_t n_launches;
+    bool out_of_memory; /* an append failed: the compute fails with CT_OUT_OF_MEMORY */
+    bool replayable;    /* every launch found all its kernel's arguments set in this trace */
+} ct_ocl_trace;
+
+/* One recorded graph: its trace, and once seen twice, its command buffer. */
+typedef struct ct_ocl_replay_slot {
+    unsigned char *bytes; /* NULL: empty slot */
+    size_t len;
+    uint64_t epoch;    /* ct_ocl_mem_epoch when the trace was taken */
+    ct_cl_cmdbuf cb;   /* NULL until recorded */
+    cl_kernel *kernels; /* the kernel object of each recorded launch, with its arguments */
+    size_t n_kernels;
+    bool record_failed; /* the driver refused to record it: played from now on */
+    uint64_t last_use;
+} ct_ocl_replay_slot;
+
+#define CT_OCL_REPLAY_SLOTS 4
+/* Traces with fewer launches are always played: replay saves little there. */
+#define CT_OCL_REPLAY_MIN_LAUNCHES 2
+
 /* ---- backend instance ------------------------------------------------------ */
 
 typedef struct ct_ocl_backend ct_ocl_backend;
@@ -225,9 +260,23 @@ struct ct_ocl_backend {
     bool flag_dirty; /* the flag may hold a nonzero code (also before its first reset) */
     /* Device scratch for encoders (MUL_MAT's quantized src1), grown on demand and
      * shared by every node: the queue is in order, so one node's use ends before
-     * the next node's kernels start. */
+     * the next node's kernels start. A replaced one is kept in retired until the
+     * compute's wait: the trace may still name it. */
     cl_mem work;
     size_t work_size;
+    cl_mem *retired;
+    size_t n_retired, cap_retired;
+    /* What the encoders asked for (ct_ocl_set_arg, ct_ocl_dispatch), submitted once
+     * per compute (per node with an abort callback) by ct_ocl_trace_submit. */
+    ct_ocl_trace trace;
+    cl_uint kernel_nargs[CT_OCL_K_COUNT];   /* CL_KERNEL_NUM_ARGS */
+    uint64_t trace_args_set[CT_OCL_K_COUNT]; /* bit i: argument i set in this trace */
+    bool replay_enabled; /* the device records command buffers and CT_OPENCL_GRAPH_REPLAY is not 0 */
+    ct_ocl_replay_slot replays[CT_OCL_REPLAY_SLOTS];
+    uint64_t replay_clock;
+    /* Counts, for tests and the log: traces played command by command, command
+     * buffers recorded, and replays of a recorded one. */
+    uint64_t n_played, n_recorded, n_replayed;
     ct_abort_callback abort_callback;
     void *abort_data;
     /* The node being encoded: its graph index and a message prefix,
@@ -236,6 +285,22 @@ struct ct_ocl_backend {
     char where[CT_MAX_NAME + 64];
     ct_ocl_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
 };
+
+/* graph_replay.c. Appends to be->trace (false when out of host memory, which
+ * also marks the trace). */
+bool ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);
+bool ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t global[3], const size_t local[3]);
+/* Runs what be->trace holds and empties it: one recorded command buffer when
+ * may_replay and the same trace came before (recorded on its second sight), else
+ * each argument and launch through the queue. Errors name the node of the
+ * failing command (graph gives the names). Does not wait. */
+ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_replay);
+/* Empties the trace without running it (an encoder failed). */
+void ct_ocl_trace_discard(ct_ocl_backend *be);
+/* Releases the recorded command buffers and the trace's memory (backend free). */
+void ct_ocl_replay_free(ct_ocl_backend *be);
+/* backend.c: be->where for node i of graph. */
+void ct_ocl_set_where(ct_ocl_backend *be, const ct_tensor *node, int i);
 
 /* ---- encoder helpers (the node being encoded is be->node_index) ---------- */
 
