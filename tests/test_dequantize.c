@@ -219,8 +219,51 @@ static void test_errors(void) {
     }
 }
 
+/* Q4_1 / Q5_1 blocks whose x * d + m has two NaN candidates (m NaN with d NaN, or
+ * with d infinite and x = 0): every element is the first, x * d, as x86 evaluates
+ * the expression written in that order (the OpenCL kernels' rule), at every
+ * position of a row of 4 blocks, whatever order the compiler put the add's
+ * operands in (gcc's vectorized loop has both). */
+static void test_nan_pairs(void) {
+    static const uint16_t d_bits[] = {0x7C2A, 0xFE01, 0x7C00, 0xFC00};
+    static const uint16_t m_bits[] = {0xFD9F, 0x7E00, 0x7C01};
+    for (int t = 0; t < 2; t++) {
+        const ct_type type = t ? CT_TYPE_Q5_1 : CT_TYPE_Q4_1;
+        const size_t bs = t ? 24 : 20, qs_at = t ? 8 : 4;
+        for (size_t a = 0; a < sizeof d_bits / sizeof d_bits[0]; a++) {
+            for (size_t b = 0; b < sizeof m_bits / sizeof m_bits[0]; b++) {
+                uint8_t row[4 * 24];
+                tu_fill_bytes(row, sizeof row);
+                for (size_t k = 0; k < 4; k++) {
+                    uint8_t *blk = row + k * bs;
+                    blk[0] = (uint8_t)d_bits[a], blk[1] = (uint8_t)(d_bits[a] >> 8);
+                    blk[2] = (uint8_t)m_bits[b], blk[3] = (uint8_t)(m_bits[b] >> 8);
+                    blk[qs_at + k] &= 0xF0; /* an element with x = 0 (Q5_1: its high bit too) */
+                    if (t) blk[4] &= (uint8_t)~(1u << k);
+                }
+                float y[128];
+                CHECK(ct_dequantize_row(type, row, y, 128) == CT_OK);
+                const bool d_nan = (d_bits[a] & 0x3FF) != 0;
+                /* fp16 NaN -> float: payload << 13, quieted */
+                const uint32_t d_q = ((uint32_t)(d_bits[a] & 0x8000) << 16) | 0x7FC00000u |
+                                     ((uint32_t)(d_bits[a] & 0x3FF) << 13);
+                const uint32_t m_q = ((uint32_t)(m_bits[b] & 0x8000) << 16) | 0x7FC00000u |
+                                     ((uint32_t)(m_bits[b] & 0x3FF) << 13);
+                for (int j = 0; j < 128; j++) {
+                    const uint8_t *blk = row + (size_t)(j / 32) * bs;
+                    const int x = nib32(blk + qs_at, j % 32) | (t ? (int)((u32le(blk + 4) >> (j % 32)) & 1) << 4 : 0);
+                    const uint32_t want = d_nan ? d_q : x == 0 ? 0xFFC00000u : m_q;
+                    CHECK_MSG(tu_f32_bits(y[j]) == want, "%s d=%04x m=%04x element %d (x=%d): %08x, want %08x",
+                              ct_type_name(type), d_bits[a], m_bits[b], j, x, tu_f32_bits(y[j]), want);
+                }
+            }
+        }
+    }
+}
+
 int main(void) {
     tu_init("test_dequantize");
+    test_nan_pairs();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) test_type(&cases[i]);
     test_errors();
     return tu_finish();

@@ -4,6 +4,7 @@
 #include "core/internal.h"
 #include "types/types_internal.h"
 
+#include <math.h>
 #include <string.h>
 
 void ct_dequantize_row_f32(const void *restrict src, float *restrict dst, int64_t n) {
@@ -48,12 +49,30 @@ void ct_dequantize_row_q4_0(const void *restrict src, float *restrict y, int64_t
     }
 }
 
+/* x * d + m with x86's rule for two NaN operands, the first: x * d. The compiler may
+ * emit a float add either way round (gcc does in part of the vectorized loops
+ * below), so the rare blocks where both terms can be NaN (m NaN and d NaN or
+ * infinite: 0 * inf) take this path; the OpenCL kernels' ct_xadd agrees. */
+static float xd_plus_m(int x, float d, float m) {
+    const float p = (float)x * d;
+    return p != p ? p : p + m;
+}
+
+static bool both_terms_may_be_nan(float d, float m) { return isnan(m) && !isfinite(d); }
+
 void ct_dequantize_row_q4_1(const void *restrict src, float *restrict y, int64_t n) {
     const block_q4_1 *x = src;
     const int64_t nb = n / CT_QK4_1;
     for (int64_t i = 0; i < nb; i++, y += CT_QK4_1) {
         const float d = ct_fp16_to_fp32_inline(x[i].d);
         const float m = ct_fp16_to_fp32_inline(x[i].m);
+        if (both_terms_may_be_nan(d, m)) {
+            for (int j = 0; j < CT_QK4_1 / 2; j++) {
+                y[j] = xd_plus_m(x[i].qs[j] & 0x0F, d, m);
+                y[j + CT_QK4_1 / 2] = xd_plus_m(x[i].qs[j] >> 4, d, m);
+            }
+            continue;
+        }
         for (int j = 0; j < CT_QK4_1 / 2; j++) {
             const int x0 = x[i].qs[j] & 0x0F;
             const int x1 = x[i].qs[j] >> 4;
@@ -89,14 +108,25 @@ void ct_dequantize_row_q5_1(const void *restrict src, float *restrict y, int64_t
         const float m = ct_fp16_to_fp32_inline(x[i].m);
         const uint32_t qh = (uint32_t)x[i].qh[0] | (uint32_t)x[i].qh[1] << 8 | (uint32_t)x[i].qh[2] << 16 |
                             (uint32_t)x[i].qh[3] << 24;
+#define Q5_1_VALUES                                             \
+    const int xh0 = (int)((qh >> j) << 4) & 0x10;               \
+    const int xh1 = (int)(qh >> (j + 12)) & 0x10;               \
+    const int x0 = (x[i].qs[j] & 0x0F) | xh0;                   \
+    const int x1 = (x[i].qs[j] >> 4) | xh1;
+        if (both_terms_may_be_nan(d, m)) {
+            for (int j = 0; j < CT_QK5_1 / 2; j++) {
+                Q5_1_VALUES
+                y[j] = xd_plus_m(x0, d, m);
+                y[j + CT_QK5_1 / 2] = xd_plus_m(x1, d, m);
+            }
+            continue;
+        }
         for (int j = 0; j < CT_QK5_1 / 2; j++) {
-            const int xh0 = (int)((qh >> j) << 4) & 0x10;
-            const int xh1 = (int)(qh >> (j + 12)) & 0x10;
-            const int x0 = (x[i].qs[j] & 0x0F) | xh0;
-            const int x1 = (x[i].qs[j] >> 4) | xh1;
+            Q5_1_VALUES
             y[j] = (float)x0 * d + m;
             y[j + CT_QK5_1 / 2] = (float)x1 * d + m;
         }
+#undef Q5_1_VALUES
     }
 }
 
