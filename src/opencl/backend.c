@@ -112,18 +112,12 @@ ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint
 ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
     if (!be->work || be->work_size < bytes) {
         if (be->work) {
-            /* the trace may already name the old one: released after the compute's wait */
-            if (be->n_retired == be->cap_retired) {
-                size_t cap = be->cap_retired ? be->cap_retired * 2 : 4;
-                cl_mem *r = ct_malloc(cap * sizeof *r);
-                if (!r) return ct_ocl_fail(be, CT_OUT_OF_MEMORY, "out of host memory growing the work memory");
-                if (be->n_retired) memcpy(r, be->retired, be->n_retired * sizeof *r);
-                ct_free(be->retired);
-                be->retired = r;
-                be->cap_retired = cap;
-            }
-            be->retired[be->n_retired++] = be->work;
+            /* The trace may name the old one: its commands go to the queue first (the
+             * kernels queued keep the cl_mem alive until they finish). */
+            ct_status st = ct_ocl_trace_submit(be, be->graph, false);
+            if (st != CT_OK) return st;
             atomic_fetch_add(&ct_ocl_mem_epoch, 1);
+            clReleaseMemObject(be->work);
         }
         be->work = NULL;
         be->work_size = 0;
@@ -245,16 +239,9 @@ static ct_ocl_encode_fn op_encoder(ct_op op) {
 
 static const char *be_get_name(const ct_backend *backend) { return ((ct_ocl_backend *)backend->context)->dev->name; }
 
-static void release_retired(ct_ocl_backend *be) {
-    for (size_t i = 0; i < be->n_retired; i++) clReleaseMemObject(be->retired[i]);
-    be->n_retired = 0;
-}
-
 static void be_destroy(ct_ocl_backend *be) {
     if (be->queue) clFinish(be->queue);
     ct_ocl_replay_free(be); /* the command buffers, before the kernels and memory they name */
-    release_retired(be);
-    ct_free(be->retired);
     for (int k = 0; k < CT_OCL_K_COUNT; k++) {
         if (be->kernels[k]) clReleaseKernel(be->kernels[k]);
     }
@@ -292,7 +279,6 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
     if (read_flag) err = clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
     else err = clFinish(be->queue);
     if (be->flag_used && (!read_flag || err != CL_SUCCESS || flag != 0)) be->flag_dirty = true;
-    if (err == CL_SUCCESS) release_retired(be); /* else kernels may still run: kept until a later wait */
     if (st != CT_OK && st != CT_ABORTED) return st;
     if (err != CL_SUCCESS) {
         snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
@@ -323,6 +309,7 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     /* With an abort callback each node is submitted before the callback sees the
      * device idle; without, the whole graph once, where it may be replayed. */
     const bool per_node = be->abort_callback != NULL;
+    be->graph = graph;
     ct_status st = CT_OK;
     for (int i = 0; i < n && st == CT_OK; i++) {
         ct_tensor *node = ct_graph_node(graph, i);
@@ -358,6 +345,7 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     /* A graph that fails to encode runs none of its nodes (with the callback: none after the failing one). */
     if (st == CT_OK && !per_node) st = ct_ocl_trace_submit(be, graph, true);
     else if (st != CT_OK) ct_ocl_trace_discard(be);
+    be->graph = NULL;
     return finish(be, graph, st);
 }
 

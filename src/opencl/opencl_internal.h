@@ -260,12 +260,11 @@ struct ct_ocl_backend {
     bool flag_dirty; /* the flag may hold a nonzero code (also before its first reset) */
     /* Device scratch for encoders (MUL_MAT's quantized src1), grown on demand and
      * shared by every node: the queue is in order, so one node's use ends before
-     * the next node's kernels start. A replaced one is kept in retired until the
-     * compute's wait: the trace may still name it. */
+     * the next node's kernels start. Growing it submits the trace so far, which
+     * may name the old one. */
     cl_mem work;
     size_t work_size;
-    cl_mem *retired;
-    size_t n_retired, cap_retired;
+    ct_graph *graph; /* the graph being computed (for messages), else NULL */
     /* What the encoders asked for (ct_ocl_set_arg, ct_ocl_dispatch), submitted once
      * per compute (per node with an abort callback) by ct_ocl_trace_submit. */
     ct_ocl_trace trace;
