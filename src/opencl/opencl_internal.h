@@ -1,9 +1,9 @@
 /* The OpenCL backend's internal interface, shared by its infrastructure
- * (device.c, library.c, buffer.c, backend.c) and the per-family encoders.
+ * (device.c, library.c, buffer.c, backend.c, graph_replay.c) and the per-family encoders.
  *
  * Ownership (engineers work in parallel):
  *   infrastructure: opencl_internal.h, kernels.def (shared: append your lines),
- *     device.c, library.c, buffer.c, backend.c, kernels/util.cl
+ *     device.c, library.c, buffer.c, backend.c, graph_replay.c, kernels/util.cl
  *   op kernels and encoders: ops_get_rows.c, ops_set_rows.c, ops_cpy.c,
  *     ops_mul_mat.c, ops_norm.c, ops_sum_rows.c and kernels/<family>.cl
  *
@@ -13,8 +13,11 @@
  *     would use is gated off (ct_ocl_kernel_available); it receives only nodes of
  *     its family's ops;
  *   - ct_ocl_encode_<family>() sets the arguments with the helpers below and
- *     enqueues with ct_ocl_dispatch; it never waits (compute does one wait at the
- *     end) and reports failures with ct_ocl_fail / the helpers' statuses;
+ *     launches with ct_ocl_dispatch; both only append to the compute's trace,
+ *     which reaches the driver when the graph is encoded (graph_replay.c), so an
+ *     encoder sets every argument of a kernel before each launch, never waits,
+ *     never calls the driver itself, and reports failures with ct_ocl_fail / the
+ *     helpers' statuses;
  *   - index-checking kernels take the error flag pair (ct_ocl_set_arg_error_flag)
  *     and on a bad index write nothing and call CT_RAISE_ERROR(err, code).
  *
@@ -315,7 +318,7 @@ const char *ct_ocl_error_name(cl_int err);
 ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const char *role, cl_mem *mem,
                             cl_ulong *offset);
 
-/* clSetKernelArg with a checked status. */
+/* An argument for the kernel's next launch (traced; the driver sees it at submit). */
 ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);
 #define CT_OCL_SET_ARG(be, id, index, var) ct_ocl_set_arg((be), (id), (index), sizeof(var), &(var))
 /* __local memory of bytes. */
@@ -337,7 +340,7 @@ size_t ct_ocl_kernel_max_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id);
 size_t ct_ocl_clamp_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id, size_t want);
 
 /* Metal's dispatchThreadgroups: groups[d] work-groups of local[d] items in 3
- * dims (global = groups * local). Nothing is enqueued when a group count is 0.
+ * dims (global = groups * local), traced. Nothing is traced when a group count is 0.
  * A local size above the kernel's or device's limit is CT_INVALID_ARGUMENT. */
 ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t groups[3], const size_t local[3]);
 
