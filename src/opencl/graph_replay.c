@@ -74,7 +74,8 @@ bool ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, si
         memcpy(p + sizeof h, value, size);
         memset(p + sizeof h + size, 0, body - size);
     }
-    if (index < 64) be->trace_args_set[id] |= (uint64_t)1 << index;
+    if (index < 64 && index < be->kernel_nargs[id]) be->trace_args_set[id] |= (uint64_t)1 << index;
+    else be->trace.replayable = false; /* the driver will refuse it; recording indexes by it */
     return true;
 }
 
@@ -261,6 +262,9 @@ static bool record(ct_ocl_backend *be, ct_graph *graph, ct_ocl_replay_slot *s) {
     size_t n_kernels = 0;
     cl_int err = CL_SUCCESS;
     ct_cl_cmdbuf cb = NULL;
+    const ct_status saved_status = ct_last_status();
+    char saved_message[512];
+    snprintf(saved_message, sizeof saved_message, "%s", ct_last_error());
     if (kernels && current) {
         cb = CT_OCL_CREATE("clCreateCommandBufferKHR", &err, api->create(1, &be->queue, NULL, &err));
         if (err != CL_SUCCESS) cb = NULL;
@@ -280,7 +284,9 @@ static bool record(ct_ocl_backend *be, ct_graph *graph, ct_ocl_replay_slot *s) {
     if (st != CT_OK) {
         ct_log(CT_LOG_DEBUG, "opencl: recording a command buffer failed (%s); the graph is played",
                st == CT_OUT_OF_MEMORY ? "out of host memory" : ct_last_error());
-        if (st != CT_OUT_OF_MEMORY) ct_clear_error();
+        /* not the caller's error: theirs, from before, stays */
+        if (saved_status == CT_OK) ct_clear_error();
+        else ct_fail(saved_status, "%s", saved_message);
         if (cb) api->release(cb);
         release_kernels(kernels, n_kernels);
         return false;
