@@ -946,6 +946,7 @@ int main(int argc, char **argv) {
     }
     setenv("CT_OPENCL_CACHE_DIR", cache_dir, 1);
     setenv("CT_OPENCL_MAX_SIZE", "1M", 1);
+    setenv("CT_OPENCL_GRAPH_REPLAY", "1", 1); /* on CPU devices too (PoCL), so the replay paths run here */
 
     ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
     if (!reg) {

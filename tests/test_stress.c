@@ -216,6 +216,7 @@ static void *thread_main(void *arg) {
 
 int main(void) {
     tu_init("test_stress");
+    setenv("CT_OPENCL_GRAPH_REPLAY", "1", 1); /* OpenCL graph replay on CPU devices too (PoCL) */
     for (int s = 0; s < N_SETS; s++) {
         tu_fill_uniform(sets[s].w, K * M, -1.0f, 1.0f);
         tu_fill_uniform(sets[s].x, K * N, -1.0f, 1.0f);

@@ -13,6 +13,7 @@
  * Build: gcc -O2 h200-probe-cmdbuf.c -lOpenCL */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#define CL_USE_DEPRECATED_OPENCL_1_1_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 #include <stdio.h>
@@ -102,6 +103,26 @@ int main(void) {
         char name[256], drv[64];
         clGetDeviceInfo(dev, CL_DEVICE_NAME, sizeof name, name, NULL);
         clGetDeviceInfo(dev, CL_DRIVER_VERSION, sizeof drv, drv, NULL);
+        /* what the device says, and what each lookup finds (call 25 found none on NVIDIA) */
+        char ext[8192] = "";
+        clGetDeviceInfo(dev, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+        char pext[8192] = "";
+        clGetPlatformInfo(plats[i], CL_PLATFORM_EXTENSIONS, sizeof pext - 1, pext, NULL);
+        char dver[128] = "";
+        clGetDeviceInfo(dev, CL_DEVICE_VERSION, sizeof dver, dver, NULL);
+        printf("%s (%s): device lists cl_khr_command_buffer: %s; platform lists it: %s\n", name, dver,
+               strstr(ext, "cl_khr_command_buffer") ? "yes" : "no", strstr(pext, "cl_khr_command_buffer") ? "yes" : "no");
+        for (const char *e = strstr(ext, "command"); e; e = strstr(e + 1, "command")) {
+            const char *b0 = e;
+            while (b0 > ext && b0[-1] != ' ') b0--;
+            const char *e0 = strchr(e, ' ');
+            printf("  extension: %.*s\n", (int)(e0 ? e0 - b0 : (long)strlen(b0)), b0);
+            if (!e0) break;
+            e = e0;
+        }
+        printf("  ForPlatform clCreateCommandBufferKHR: %p; clGetExtensionFunctionAddress: %p\n",
+               clGetExtensionFunctionAddressForPlatform(plats[i], "clCreateCommandBufferKHR"),
+               clGetExtensionFunctionAddress("clCreateCommandBufferKHR"));
         cb_create = clGetExtensionFunctionAddressForPlatform(plats[i], "clCreateCommandBufferKHR");
         cb_finalize = clGetExtensionFunctionAddressForPlatform(plats[i], "clFinalizeCommandBufferKHR");
         cb_enqueue = clGetExtensionFunctionAddressForPlatform(plats[i], "clEnqueueCommandBufferKHR");

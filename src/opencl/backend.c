@@ -42,17 +42,30 @@ const char *ct_ocl_error_name(cl_int err) {
     return "CL_UNKNOWN_ERROR";
 }
 
+const char *ct_ocl_where(const ct_ocl_backend *be, char *buf, size_t n) {
+    const ct_tensor *node = be->where_node;
+    if (!node) return be->where;
+    if (node->name[0]) {
+        snprintf(buf, n, "ct_backend_graph_compute: node '%s' (%s)", node->name, ct_op_name(node->op));
+    } else {
+        snprintf(buf, n, "ct_backend_graph_compute: node #%d (%s)", be->where_index, ct_op_name(node->op));
+    }
+    return buf;
+}
+
 ct_status ct_ocl_fail(const ct_ocl_backend *be, ct_status status, const char *fmt, ...) {
-    char msg[384];
+    char msg[384], where[sizeof be->where];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return ct_fail(status, "%s: %s", be->where, msg);
+    return ct_fail(status, "%s: %s", ct_ocl_where(be, where, sizeof where), msg);
 }
 
 ct_status ct_ocl_fail_cl(const ct_ocl_backend *be, const char *call, cl_int err) {
-    return ct_fail(CT_DEVICE_ERROR, "%s: %s failed: %s (%d)", be->where, call, ct_ocl_error_name(err), err);
+    char where[sizeof be->where];
+    return ct_fail(CT_DEVICE_ERROR, "%s: %s failed: %s (%d)", ct_ocl_where(be, where, sizeof where), call,
+                   ct_ocl_error_name(err), err);
 }
 
 /* ---- encoder helpers ----------------------------------------------------------- */
@@ -262,12 +275,8 @@ static void be_set_abort_callback(ct_backend *backend, ct_abort_callback callbac
 }
 
 void ct_ocl_set_where(ct_ocl_backend *be, const ct_tensor *node, int i) {
-    if (node->name[0]) {
-        snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: node '%s' (%s)", node->name,
-                 ct_op_name(node->op));
-    } else {
-        snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: node #%d (%s)", i, ct_op_name(node->op));
-    }
+    be->where_node = node; /* formatted by ct_ocl_where, only when a message needs it */
+    be->where_index = i;
 }
 
 /* Waits for everything enqueued and, when a kernel took the error flag, reads it
@@ -282,6 +291,7 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
     if (st != CT_OK && st != CT_ABORTED) return st;
     if (err != CL_SUCCESS) {
         snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
+        be->where_node = NULL;
         return ct_ocl_fail_cl(be, read_flag ? "clEnqueueReadBuffer(error flag)" : "clFinish", err);
     }
     if (flag != 0) {
@@ -301,6 +311,7 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
 static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     ct_ocl_backend *be = backend->context;
     snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
+    be->where_node = NULL;
     be->flag_used = false;
     cl_int err;
 
@@ -346,7 +357,9 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     if (st == CT_OK && !per_node) st = ct_ocl_trace_submit(be, graph, true);
     else if (st != CT_OK) ct_ocl_trace_discard(be);
     be->graph = NULL;
-    return finish(be, graph, st);
+    st = finish(be, graph, st);
+    be->where_node = NULL; /* the graph's nodes may not outlive the compute */
+    return st;
 }
 
 static const ct_backend_i backend_iface = {
@@ -404,8 +417,12 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     be->dev = d;
     be->flag_dirty = true; /* a new buffer's contents are undefined */
     ct_ocl_trace_discard(be);  /* an empty trace, replayable until a launch says otherwise */
+    /* On by default where a launch is a driver's trip to a device; off on CPU devices,
+     * where PoCL 3.1 ran the 1000-node graph 7-13% slower replayed (docs/PERF.md). */
     const char *replay = getenv("CT_OPENCL_GRAPH_REPLAY");
-    be->replay_enabled = d->has_cmdbuf && !(replay && strcmp(replay, "0") == 0);
+    bool want_replay = d->type != CT_DEVICE_TYPE_CPU;
+    if (replay && *replay) want_replay = strcmp(replay, "0") != 0;
+    be->replay_enabled = d->has_cmdbuf && want_replay;
     cl_int err;
     be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
     if (err != CL_SUCCESS) {

@@ -104,8 +104,9 @@ static ct_status node_fail_cl(ct_ocl_backend *be, ct_graph *graph, uint32_t node
     if (graph && node < (uint32_t)ct_graph_n_nodes(graph)) {
         ct_ocl_set_where(be, ct_graph_node(graph, (int)node), (int)node);
     }
-    return ct_fail(CT_DEVICE_ERROR, "%s: %s(%s%s) failed: %s (%d)", be->where, call, kernel, extra,
-                   ct_ocl_error_name(err), err);
+    char where[sizeof be->where];
+    return ct_fail(CT_DEVICE_ERROR, "%s: %s(%s%s) failed: %s (%d)", ct_ocl_where(be, where, sizeof where), call,
+                   kernel, extra, ct_ocl_error_name(err), err);
 }
 
 /* One record of the trace at p: its head, and its value (ARG) or sizes (LAUNCH). */

@@ -281,9 +281,11 @@ struct ct_ocl_backend {
     uint64_t n_played, n_recorded, n_replayed;
     ct_abort_callback abort_callback;
     void *abort_data;
-    /* The node being encoded: its graph index and a message prefix,
-     * "ct_backend_graph_compute: node 'name' (OP)". */
+    /* The node being encoded: its graph index; the node messages name (where_node,
+     * where_index: ct_ocl_set_where), else the prefix in where. */
     int node_index;
+    const ct_tensor *where_node;
+    int where_index;
     char where[CT_MAX_NAME + 64];
     ct_ocl_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
 };
@@ -301,14 +303,17 @@ ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_repl
 void ct_ocl_trace_discard(ct_ocl_backend *be);
 /* Releases the recorded command buffers and the trace's memory (backend free). */
 void ct_ocl_replay_free(ct_ocl_backend *be);
-/* backend.c: be->where for node i of graph. */
+/* backend.c: messages from now name node i of the compute's graph
+ * ("ct_backend_graph_compute: node 'name' (OP)"), formatted only when one is made. */
 void ct_ocl_set_where(ct_ocl_backend *be, const ct_tensor *node, int i);
+/* The message prefix: the node's (formatted into buf) or be->where. */
+const char *ct_ocl_where(const ct_ocl_backend *be, char *buf, size_t n);
 
 /* ---- encoder helpers (the node being encoded is be->node_index) ---------- */
 
-/* Records status with the message "<be->where>: <fmt...>". */
+/* Records status with the message "<ct_ocl_where>: <fmt...>". */
 ct_status ct_ocl_fail(const ct_ocl_backend *be, ct_status status, const char *fmt, ...) CT_PRINTF(3, 4);
-/* CT_DEVICE_ERROR "<be->where>: <call> failed: CL_OUT_OF_RESOURCES (-5)". */
+/* CT_DEVICE_ERROR "<ct_ocl_where>: <call> failed: CL_OUT_OF_RESOURCES (-5)". */
 ct_status ct_ocl_fail_cl(const ct_ocl_backend *be, const char *call, cl_int err);
 /* "CL_INVALID_VALUE", ...; "CL_UNKNOWN_ERROR" otherwise. */
 const char *ct_ocl_error_name(cl_int err);
