@@ -606,6 +606,16 @@ static void test_graph_replay(ct_device *dev) {
     ((ct_ocl_backend *)ref->context)->replay_enabled = false;
     const bool on = be->replay_enabled;
     printf("  graph replay: %s\n", on ? "on (cl_khr_command_buffer)" : "off: every compute is played");
+    /* CT_OPENCL_GRAPH_REPLAY=1 (main): on wherever the device lists the extension for a plain queue */
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    char ext[8192] = "";
+    cl_command_queue_properties required = 1;
+    clGetDeviceInfo(d->device, CL_DEVICE_EXTENSIONS, sizeof ext - 1, ext, NULL);
+    const bool listed = strstr(ext, "cl_khr_command_buffer") != NULL;
+    if (listed) clGetDeviceInfo(d->device, CT_CL_DEVICE_COMMAND_BUFFER_REQUIRED_QUEUE_PROPERTIES, sizeof required,
+                                &required, NULL);
+    CHECK(d->has_cmdbuf == (listed && required == 0));
+    CHECK(on == d->has_cmdbuf);
     const int64_t k_small[2] = {64, 0}, k_two[2] = {64, 512}, k_big[2] = {1024, 0};
 
     /* Played, then recorded on its second sight, then replayed; with new inputs each time. */

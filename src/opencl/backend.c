@@ -353,7 +353,8 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
         st = encode(be, node);
         if (st == CT_OK && per_node) st = ct_ocl_trace_submit(be, graph, false);
     }
-    /* A graph that fails to encode runs none of its nodes (with the callback: none after the failing one). */
+    /* A node that fails to encode does not run, nor do the ones after it; earlier ones may have (a callback
+     * hands each node over before encoding the next; growing the work memory hands over the trace so far). */
     if (st == CT_OK && !per_node) st = ct_ocl_trace_submit(be, graph, true);
     else if (st != CT_OK) ct_ocl_trace_discard(be);
     be->graph = NULL;

@@ -196,8 +196,9 @@ static ct_status record_trace(ct_ocl_backend *be, ct_graph *graph, ct_cl_cmdbuf 
             ct_status st = set_arg_from(be, graph, k, &a);
             if (st != CT_OK) return st;
         }
+        const ct_cl_sync_point wait = last; /* not the output's own storage */
         err = be->dev->cmdbuf.ndrange(cb, NULL, NULL, k, 3, NULL, r.global, r.local, have_last ? 1 : 0,
-                                      have_last ? &last : NULL, &last, NULL);
+                                      have_last ? &wait : NULL, &last, NULL);
         if (err != CL_SUCCESS) return node_fail_cl(be, graph, r.h.node, "clCommandNDRangeKernelKHR", kname, err, "");
         have_last = true;
     }
@@ -216,20 +217,22 @@ static void slot_clear(ct_ocl_backend *be, ct_ocl_replay_slot *s) {
     memset(s, 0, sizeof *s);
 }
 
-/* The slot holding this trace, after dropping those taken before a cl_mem release;
- * NULL when none does. */
-static ct_ocl_replay_slot *slot_find(ct_ocl_backend *be, uint64_t epoch) {
-    ct_ocl_replay_slot *hit = NULL;
+/* Drops the recordings taken before a cl_mem release: besides never being replayed,
+ * a driver's recorded commands may hold the memory they name (PoCL's do). */
+static void slots_sweep(ct_ocl_backend *be, uint64_t epoch) {
     for (int i = 0; i < CT_OCL_REPLAY_SLOTS; i++) {
         ct_ocl_replay_slot *s = &be->replays[i];
-        if (!s->bytes) continue;
-        if (s->epoch != epoch) {
-            slot_clear(be, s);
-            continue;
-        }
-        if (!hit && s->len == be->trace.len && memcmp(s->bytes, be->trace.bytes, s->len) == 0) hit = s;
+        if (s->bytes && s->epoch != epoch) slot_clear(be, s);
     }
-    return hit;
+}
+
+/* The slot holding this trace (swept first), or NULL. */
+static ct_ocl_replay_slot *slot_find(ct_ocl_backend *be) {
+    for (int i = 0; i < CT_OCL_REPLAY_SLOTS; i++) {
+        ct_ocl_replay_slot *s = &be->replays[i];
+        if (s->bytes && s->len == be->trace.len && memcmp(s->bytes, be->trace.bytes, s->len) == 0) return s;
+    }
+    return NULL;
 }
 
 /* Remembers the trace in the empty or least recently used slot (nothing when
@@ -305,6 +308,8 @@ ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_repl
         trace_reset(be);
         return st;
     }
+    const uint64_t epoch = atomic_load(&ct_ocl_mem_epoch);
+    slots_sweep(be, epoch); /* every submit, so freed memory is let go of soon whatever is computed */
     if (be->trace.len == 0) return CT_OK;
     if (be->flag_used && be->flag_dirty) {
         /* before every kernel of the trace, so before the first that takes the flag */
@@ -312,14 +317,14 @@ ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_repl
         cl_int err = clEnqueueFillBuffer(be->queue, be->error_flag, &zero, sizeof zero, 0, sizeof zero, 0, NULL, NULL);
         if (err != CL_SUCCESS) {
             trace_reset(be);
+            be->where_node = NULL; /* the compute's, not the last node's */
             return ct_ocl_fail_cl(be, "clEnqueueFillBuffer(error flag)", err);
         }
         be->flag_dirty = false;
     }
     if (may_replay && be->replay_enabled && be->trace.replayable &&
         be->trace.n_launches >= CT_OCL_REPLAY_MIN_LAUNCHES) {
-        const uint64_t epoch = atomic_load(&ct_ocl_mem_epoch);
-        ct_ocl_replay_slot *s = slot_find(be, epoch);
+        ct_ocl_replay_slot *s = slot_find(be);
         if (s && !s->cb && !s->record_failed) {
             s->record_failed = !record(be, graph, s);
             if (!s->record_failed) be->n_recorded++;
