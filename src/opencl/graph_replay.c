@@ -7,8 +7,9 @@
  * work sizes have equal traces. A trace seen before is recorded, on its second
  * sight, into a cl_khr_command_buffer, and from then on run by one
  * clEnqueueCommandBufferKHR instead of a clSetKernelArg per argument and a
- * clEnqueueNDRangeKernel per launch (5.7 us a launch on NVIDIA's driver: see
- * docs/PERF.md). A cl_mem handle equal to one in a recording is the same object
+ * clEnqueueNDRangeKernel per launch (the driver's cost of a launch is most of a
+ * small node's: docs/PERF.md; NVIDIA's OpenCL has no command buffers, so there every
+ * trace is played). A cl_mem handle equal to one in a recording is the same object
  * unless the object was released in between, which bumps ct_ocl_mem_epoch and
  * retires every recording taken before. */
 #include "opencl_internal.h"
@@ -218,7 +219,7 @@ static void slot_clear(ct_ocl_backend *be, ct_ocl_replay_slot *s) {
 }
 
 /* Drops the recordings taken before a cl_mem release: besides never being replayed,
- * a driver's recorded commands may hold the memory they name (PoCL's do). */
+ * a driver's recorded commands may keep the memory they name allocated. */
 static void slots_sweep(ct_ocl_backend *be, uint64_t epoch) {
     for (int i = 0; i < CT_OCL_REPLAY_SLOTS; i++) {
         ct_ocl_replay_slot *s = &be->replays[i];
