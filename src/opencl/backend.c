@@ -97,15 +97,11 @@ static ct_status check_kernel(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
     return CT_OK;
 }
 
-static ct_status trace_out_of_memory(const ct_ocl_backend *be) {
-    return ct_ocl_fail(be, CT_OUT_OF_MEMORY, "out of host memory recording the compute's commands");
-}
-
 ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value) {
     ct_status st = check_kernel(be, id);
     if (st != CT_OK) return st;
     /* the driver sees it when the trace is submitted (graph_replay.c) */
-    return ct_ocl_trace_arg(be, id, index, size, value) ? CT_OK : trace_out_of_memory(be);
+    return ct_ocl_trace_arg(be, id, index, size, value);
 }
 
 ct_status ct_ocl_set_arg_local(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t bytes) {
@@ -190,7 +186,7 @@ ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t 
         return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s: work-group of %zu items exceeds the kernel's maximum %zu",
                            ct_ocl_kernel_table[id].name, items, ct_ocl_kernel_max_wg(be, id));
     }
-    return ct_ocl_trace_launch(be, id, global, local) ? CT_OK : trace_out_of_memory(be);
+    return ct_ocl_trace_launch(be, id, global, local);
 }
 
 /* ---- op dispatch ----------------------------------------------------------------- */

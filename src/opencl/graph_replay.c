@@ -65,10 +65,14 @@ static void trace_reset(ct_ocl_backend *be) {
     memset(be->trace_args_set, 0, sizeof be->trace_args_set);
 }
 
-bool ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value) {
+static ct_status trace_out_of_memory(const ct_ocl_backend *be) {
+    return ct_ocl_fail(be, CT_OUT_OF_MEMORY, "out of host memory recording the compute's commands");
+}
+
+ct_status ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value) {
     const size_t body = value ? pad8(size) : 0;
     unsigned char *p = trace_reserve(be, sizeof(rec_head) + body);
-    if (!p) return false;
+    if (!p) return trace_out_of_memory(be);
     rec_head h = {value ? REC_ARG : REC_ARG_LOCAL, (uint32_t)id, index, (uint32_t)be->node_index, size};
     memcpy(p, &h, sizeof h);
     if (value) {
@@ -77,12 +81,13 @@ bool ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, si
     }
     if (index < 64 && index < be->kernel_nargs[id]) be->trace_args_set[id] |= (uint64_t)1 << index;
     else be->trace.replayable = false; /* the driver will refuse it; recording indexes by it */
-    return true;
+    return CT_OK;
 }
 
-bool ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t global[3], const size_t local[3]) {
+ct_status ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t global[3],
+                              const size_t local[3]) {
     unsigned char *p = trace_reserve(be, sizeof(rec_head) + 6 * sizeof(uint64_t));
-    if (!p) return false;
+    if (!p) return trace_out_of_memory(be);
     rec_head h = {REC_LAUNCH, (uint32_t)id, 0, (uint32_t)be->node_index, 0};
     uint64_t sizes[6] = {global[0], global[1], global[2], local[0], local[1], local[2]};
     memcpy(p, &h, sizeof h);
@@ -93,7 +98,7 @@ bool ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t g
     const uint64_t all = nargs >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << nargs) - 1;
     if (nargs > 64 || (be->trace_args_set[id] & all) != all) be->trace.replayable = false;
     be->trace.n_launches++;
-    return true;
+    return CT_OK;
 }
 
 void ct_ocl_trace_discard(ct_ocl_backend *be) { trace_reset(be); }
@@ -175,6 +180,7 @@ static ct_status record_trace(ct_ocl_backend *be, ct_graph *graph, ct_cl_cmdbuf 
     const unsigned char *p = be->trace.bytes, *end = p + be->trace.len;
     ct_cl_sync_point last = 0;
     bool have_last = false;
+    cl_program program = NULL; /* the one every kernel of the backend comes from */
     while (p < end) {
         const unsigned char *at = p;
         rec_view r;
@@ -185,8 +191,8 @@ static ct_status record_trace(ct_ocl_backend *be, ct_graph *graph, ct_cl_cmdbuf 
             continue;
         }
         const char *kname = ct_ocl_kernel_table[id].name;
-        cl_program program = NULL;
-        cl_int err = clGetKernelInfo(be->kernels[id], CL_KERNEL_PROGRAM, sizeof program, &program, NULL);
+        cl_int err = CL_SUCCESS;
+        if (!program) err = clGetKernelInfo(be->kernels[id], CL_KERNEL_PROGRAM, sizeof program, &program, NULL);
         if (err != CL_SUCCESS) return node_fail_cl(be, graph, r.h.node, "clGetKernelInfo", kname, err, "");
         cl_kernel k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(program, kname, &err));
         if (err != CL_SUCCESS || !k) return node_fail_cl(be, graph, r.h.node, "clCreateKernel", kname, err, "");
@@ -304,8 +310,8 @@ static bool record(ct_ocl_backend *be, ct_graph *graph, ct_ocl_replay_slot *s) {
 
 ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_replay) {
     ct_status st = CT_OK;
-    if (be->trace.out_of_memory) {
-        st = ct_ocl_fail(be, CT_OUT_OF_MEMORY, "out of host memory recording the compute's commands");
+    if (be->trace.out_of_memory) { /* an encoder went on after an append failed: never run a truncated trace */
+        st = trace_out_of_memory(be);
         trace_reset(be);
         return st;
     }

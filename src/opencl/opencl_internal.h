@@ -290,10 +290,11 @@ struct ct_ocl_backend {
     ct_ocl_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
 };
 
-/* graph_replay.c. Appends to be->trace (false when out of host memory, which
- * also marks the trace). */
-bool ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);
-bool ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t global[3], const size_t local[3]);
+/* graph_replay.c. Appends to be->trace (CT_OUT_OF_MEMORY when host memory runs
+ * out, which also marks the trace). */
+ct_status ct_ocl_trace_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);
+ct_status ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t global[3],
+                              const size_t local[3]);
 /* Runs what be->trace holds and empties it: one recorded command buffer when
  * may_replay and the same trace came before (recorded on its second sight), else
  * each argument and launch through the queue. Errors name the node of the
