@@ -242,6 +242,20 @@ float ct_xdiv(float a, float b) { return ct_xnan(a, b, ct_div(a, b)); }
 __constant float ct_kvalues_iq4nl_f[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                            1,    13,   25,  38,  53,  69,  89,  113};
 
+/* The same 16 values as signed bytes, little-endian in four words. */
+#define CT_IQ4NL_KV0 0xBFAD9881u
+#define CT_IQ4NL_KV1 0xF6EADDCFu
+#define CT_IQ4NL_KV2 0x26190D01u
+#define CT_IQ4NL_KV3 0x71594535u
+
+/* ct_kvalues_iq4nl_f[i] (i < 16) without the table: a __constant table indexed differently by
+ * the work-items of a warp is read once per distinct index on NVIDIA (up to 16 passes); the
+ * words take a few selects and a shift instead. */
+float ct_iq4nl_value(uint i) {
+    const uint w = i < 8u ? (i < 4u ? CT_IQ4NL_KV0 : CT_IQ4NL_KV1) : (i < 12u ? CT_IQ4NL_KV2 : CT_IQ4NL_KV3);
+    return (float)as_char((uchar)(w >> (8u * (i & 3u))));
+}
+
 float ct_deq_f32(const __global uchar *b, int j) { return as_float(ct_ld_u32(b + 4 * j)); }
 float ct_deq_f16(const __global uchar *b, int j) { return ct_half_to_float(ct_ld_u16(b + 2 * j)); }
 float ct_deq_bf16(const __global uchar *b, int j) { return ct_bf16_to_float(ct_ld_u16(b + 2 * j)); }
@@ -284,7 +298,7 @@ float ct_deq_q8_0(const __global uchar *b, int j) {
 float ct_deq_iq4_nl(const __global uchar *b, int j) {
     const float d = ct_ld_f16(b);
     const uint q = b[2 + (j & 15)];
-    return ct_xmul(d, ct_kvalues_iq4nl_f[j < 16 ? (q & 15u) : (q >> 4)]);
+    return ct_xmul(d, ct_iq4nl_value(j < 16 ? (q & 15u) : (q >> 4)));
 }
 
 /* Q2_K: scales@0, qs@16, d@80, dmin@82. Group g = j/16 uses scales[g]. */
@@ -377,7 +391,7 @@ float ct_deq_iq4_xs(const __global uchar *b, int j) {
     const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
     const float dl = ct_xmul(d, (float)(ls - 32));
     const uint q = b[8 + 16 * ib + (r & 15)];
-    return ct_xmul(dl, ct_kvalues_iq4nl_f[r < 16 ? (q & 15u) : (q >> 4)]);
+    return ct_xmul(dl, ct_iq4nl_value(r < 16 ? (q & 15u) : (q >> 4)));
 }
 
 /* 16 elements at a time: the block's scales are decoded once. */
@@ -426,7 +440,7 @@ void ct_deq16_iq4_nl(const __global uchar *b, int il, float *y) {
     const float d = ct_ld_f16(b);
     for (int l = 0; l < 16; l++) {
         const uint q = b[2 + l];
-        y[l] = ct_xmul(d, ct_kvalues_iq4nl_f[il ? (q >> 4) : (q & 15u)]);
+        y[l] = ct_xmul(d, ct_iq4nl_value(il ? (q >> 4) : (q & 15u)));
     }
 }
 
@@ -503,7 +517,7 @@ void ct_deq16_iq4_xs(const __global uchar *b, int il, float *y) {
     const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
     const float dl = ct_xmul(d, (float)(ls - 32));
     const __global uchar *q = b + 8 + 16 * ib;
-    for (int l = 0; l < 16; l++) y[l] = ct_xmul(dl, ct_kvalues_iq4nl_f[(il & 1) ? (q[l] >> 4) : (q[l] & 15u)]);
+    for (int l = 0; l < 16; l++) y[l] = ct_xmul(dl, ct_iq4nl_value((il & 1) ? (q[l] >> 4) : (q[l] & 15u)));
 }
 
 /* Element j of a block of type t (a run-time switch for generic kernels). */
@@ -546,81 +560,90 @@ float ct_deq(int t, const __global uchar *b, int j) {
  * would otherwise hold each unit's loads back until the previous unit is done. */
 float ct_h16(uint h) { return ct_half_to_float((ushort)h); }
 
-float4 ct_cvt4_q4_0(uint4 r, int g) {
+/* ct_cvt4m_<t>(r, g, exact): with exact, every operation follows the x86 NaN rule
+ * (ct_xmul...); without, plain operations. A unit is decoded plainly first and again
+ * exactly only when a lane came out NaN: without a NaN the two give the same bits (a
+ * NaN anywhere reaches every lane it feeds), and the exact rule's per-operation select,
+ * which NVIDIA's compiler makes a branch, then costs one test a unit. */
+#define CT_XMUL4(a, b) (exact ? ct_xmul(a, b) : (a) * (b))
+#define CT_XADD4(a, b) (exact ? ct_xadd(a, b) : (a) + (b))
+#define CT_XSUB4(a, b) (exact ? ct_xsub(a, b) : (a) - (b))
+
+float4 ct_cvt4m_q4_0(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0);
     const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)((int)((CT_QBYTE(r.s1, c) >> s) & 15u) - 8), d);
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4((float)((int)((CT_QBYTE(r.s1, c) >> s) & 15u) - 8), d);
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q4_1(uint4 r, int g) {
+float4 ct_cvt4m_q4_1(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0 & 0xFFFFu), m = ct_h16(r.s0 >> 16);
     const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xadd(ct_xmul((float)(int)((CT_QBYTE(r.s1, c) >> s) & 15u), d), m);
+    for (int c = 0; c < 4; c++) y[c] = CT_XADD4(CT_XMUL4((float)(int)((CT_QBYTE(r.s1, c) >> s) & 15u), d), m);
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q5_0(uint4 r, int g) {
+float4 ct_cvt4m_q5_0(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0);
     const uint qh = r.s1 >> (4 * g), s = g >= 4 ? 4u : 0u;
     float y[4];
     for (int c = 0; c < 4; c++) {
         const int x = (int)(((CT_QBYTE(r.s2, c) >> s) & 15u) | (((qh >> c) & 1u) << 4)) - 16;
-        y[c] = ct_xmul((float)x, d);
+        y[c] = CT_XMUL4((float)x, d);
     }
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q5_1(uint4 r, int g) {
+float4 ct_cvt4m_q5_1(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0 & 0xFFFFu), m = ct_h16(r.s0 >> 16);
     const uint qh = r.s1 >> (4 * g), s = g >= 4 ? 4u : 0u;
     float y[4];
     for (int c = 0; c < 4; c++) {
         const int x = (int)(((CT_QBYTE(r.s2, c) >> s) & 15u) | (((qh >> c) & 1u) << 4));
-        y[c] = ct_xadd(ct_xmul((float)x, d), m);
+        y[c] = CT_XADD4(CT_XMUL4((float)x, d), m);
     }
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q8_0(uint4 r, int g) {
+float4 ct_cvt4m_q8_0(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0);
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul((float)as_char((uchar)CT_QBYTE(r.s1, c)), d);
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4((float)as_char((uchar)CT_QBYTE(r.s1, c)), d);
     return vload4(0, y);
 }
 
-float4 ct_cvt4_iq4_nl(uint4 r, int g) {
+float4 ct_cvt4m_iq4_nl(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0);
     const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, ct_kvalues_iq4nl_f[(CT_QBYTE(r.s1, c) >> s) & 15u]);
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(d, ct_iq4nl_value((CT_QBYTE(r.s1, c) >> s) & 15u));
     return vload4(0, y);
 }
 
 /* 256-blocks: g = 0..63 lies in the 16-group il = g / 4, at offset l = 4 * (g % 4) in it. */
-float4 ct_cvt4_q2_K(uint4 r, int g) {
+float4 ct_cvt4m_q2_K(uint4 r, int g, int exact) {
     const int il = g >> 2, shift = ((il & 7) >> 1) * 2;
     const float d = ct_h16(r.s0 & 0xFFFFu), min = ct_h16(r.s0 >> 16);
-    const float dl = ct_xmul(d, (float)(r.s1 & 15u));
-    const float ml = ct_xmul(min, (float)(r.s1 >> 4));
+    const float dl = CT_XMUL4(d, (float)(r.s1 & 15u));
+    const float ml = CT_XMUL4(min, (float)(r.s1 >> 4));
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xsub(ct_xmul(dl, (float)((CT_QBYTE(r.s2, c) >> shift) & 3u)), ml);
+    for (int c = 0; c < 4; c++) y[c] = CT_XSUB4(CT_XMUL4(dl, (float)((CT_QBYTE(r.s2, c) >> shift) & 3u)), ml);
     return vload4(0, y);
 }
 
 /* r.s1: Q3_K's scale bytes for group il (ct_q3_K_scale's two) as lo | hi << 8. */
-float4 ct_cvt4_q3_K(uint4 r, int g) {
+float4 ct_cvt4m_q3_K(uint4 r, int g, int exact) {
     const int il = g >> 2, hb = il >> 3, s = (il & 7) >> 1;
     const uint m = 1u << (4 * hb + s);
     const int lo = il < 8 ? (int)(r.s1 & 15u) : (int)((r.s1 & 0xFFu) >> 4);
     const int hi = (int)(((r.s1 >> 8) >> (2 * (il >> 2))) & 3u);
-    const float dl = ct_xmul(ct_h16(r.s0), (float)((lo | (hi << 4)) - 32));
+    const float dl = CT_XMUL4(ct_h16(r.s0), (float)((lo | (hi << 4)) - 32));
     float y[4];
     for (int c = 0; c < 4; c++) {
         const int v = (int)((CT_QBYTE(r.s2, c) >> (2 * s)) & 3u) - ((CT_QBYTE(r.s3, c) & m) ? 0 : 4);
-        y[c] = ct_xmul(dl, (float)v);
+        y[c] = CT_XMUL4(dl, (float)v);
     }
     return vload4(0, y);
 }
@@ -638,66 +661,85 @@ void ct_cvt_scale_min_k4(int j, uint v, int *d, int *m) {
     }
 }
 
-float4 ct_cvt4_q4_K(uint4 r, int g) {
+float4 ct_cvt4m_q4_K(uint4 r, int g, int exact) {
     const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1;
     const float d = ct_h16(r.s0 & 0xFFFFu), min = ct_h16(r.s0 >> 16);
     int sc, m;
     ct_cvt_scale_min_k4(2 * c0 + hi, r.s1, &sc, &m);
-    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const float d1 = CT_XMUL4(d, (float)sc), m1 = CT_XMUL4(min, (float)m);
     float y[4];
     for (int c = 0; c < 4; c++) {
         const uint qc = CT_QBYTE(r.s2, c);
-        y[c] = ct_xsub(ct_xmul(d1, (float)(hi ? (qc >> 4) : (qc & 15u))), m1);
+        y[c] = CT_XSUB4(CT_XMUL4(d1, (float)(hi ? (qc >> 4) : (qc & 15u))), m1);
     }
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q5_K(uint4 r, int g) {
+float4 ct_cvt4m_q5_K(uint4 r, int g, int exact) {
     const int il = g >> 2, c0 = il >> 2, hi = (il >> 1) & 1;
     const float d = ct_h16(r.s0 & 0xFFFFu), min = ct_h16(r.s0 >> 16);
     int sc, m;
     ct_cvt_scale_min_k4(2 * c0 + hi, r.s1, &sc, &m);
-    const float d1 = ct_xmul(d, (float)sc), m1 = ct_xmul(min, (float)m);
+    const float d1 = CT_XMUL4(d, (float)sc), m1 = CT_XMUL4(min, (float)m);
     const uint u = (1u << (2 * c0)) << hi;
     float y[4];
     for (int c = 0; c < 4; c++) {
         const uint qc = CT_QBYTE(r.s2, c);
         const uint v = (hi ? (qc >> 4) : (qc & 15u)) + ((CT_QBYTE(r.s3, c) & u) ? 16u : 0u);
-        y[c] = ct_xsub(ct_xmul(d1, (float)v), m1);
+        y[c] = CT_XSUB4(CT_XMUL4(d1, (float)v), m1);
     }
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q6_K(uint4 r, int g) {
+float4 ct_cvt4m_q6_K(uint4 r, int g, int exact) {
     const int il = g >> 2, k = (il >> 1) & 3;
-    const float dsc = ct_xmul(ct_h16(r.s0), (float)as_char((uchar)r.s3));
+    const float dsc = CT_XMUL4(ct_h16(r.s0), (float)as_char((uchar)r.s3));
     float y[4];
     for (int c = 0; c < 4; c++) {
         const uint qc = CT_QBYTE(r.s1, c);
         const uint nib = (k & 2) ? (qc >> 4) : (qc & 15u);
         const int q = (int)(nib | (((CT_QBYTE(r.s2, c) >> (2 * k)) & 3u) << 4)) - 32;
-        y[c] = ct_xmul(dsc, (float)q);
+        y[c] = CT_XMUL4(dsc, (float)q);
     }
     return vload4(0, y);
 }
 
-float4 ct_cvt4_q8_K(uint4 r, int g) {
+float4 ct_cvt4m_q8_K(uint4 r, int g, int exact) {
     const float d = as_float(r.s0);
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul(d, (float)as_char((uchar)CT_QBYTE(r.s1, c)));
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(d, (float)as_char((uchar)CT_QBYTE(r.s1, c)));
     return vload4(0, y);
 }
 
-float4 ct_cvt4_iq4_xs(uint4 r, int g) {
+float4 ct_cvt4m_iq4_xs(uint4 r, int g, int exact) {
     const int il = g >> 2, ib = il >> 1;
     const uint scales_h = r.s0 >> 16;
     const int ls = (int)(((r.s1 >> (4 * (ib & 1))) & 15u) | (((scales_h >> (2 * ib)) & 3u) << 4));
-    const float dl = ct_xmul(ct_h16(r.s0 & 0xFFFFu), (float)(ls - 32));
+    const float dl = CT_XMUL4(ct_h16(r.s0 & 0xFFFFu), (float)(ls - 32));
     const uint s = (il & 1) ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = ct_xmul(dl, ct_kvalues_iq4nl_f[(CT_QBYTE(r.s2, c) >> s) & 15u]);
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(dl, ct_iq4nl_value((CT_QBYTE(r.s2, c) >> s) & 15u));
     return vload4(0, y);
 }
+
+#define CT_CVT4_DEF(T)                                                                                                 \
+    float4 ct_cvt4_##T(uint4 r, int g) {                                                                               \
+        const float4 y = ct_cvt4m_##T(r, g, 0);                                                                        \
+        return any(isnan(y)) ? ct_cvt4m_##T(r, g, 1) : y;                                                              \
+    }
+CT_CVT4_DEF(q4_0)
+CT_CVT4_DEF(q4_1)
+CT_CVT4_DEF(q5_0)
+CT_CVT4_DEF(q5_1)
+CT_CVT4_DEF(q8_0)
+CT_CVT4_DEF(iq4_nl)
+CT_CVT4_DEF(q2_K)
+CT_CVT4_DEF(q3_K)
+CT_CVT4_DEF(q4_K)
+CT_CVT4_DEF(q5_K)
+CT_CVT4_DEF(q6_K)
+CT_CVT4_DEF(q8_K)
+CT_CVT4_DEF(iq4_xs)
 
 /* The loads of ct_raw4_<t> from blocks in address space AS (function suffix SFX): _g
  * for __global, _l for __local (a work-group's staged copy). Blocks are 2-byte aligned. */
@@ -762,28 +804,17 @@ CT_RAW4_DEFS(__local, _l)
 /* ---- quantizers (src/types/quantize.c, bit for bit) ----------------------------- */
 
 /* (int8_t)v / (uint8_t)v as the reference pins them: truncate to int32 (NaN and
- * out of range give INT32_MIN), keep the low byte. */
-uint ct_trunc_low_byte(float v) {
-    const int i = (v >= -2147483648.0f && v < 2147483648.0f) ? (int)v : INT_MIN;
-    return (uint)i & 0xFFu;
-}
+ * out of range give INT32_MIN), keep the low byte. convert_int_sat is the truncation
+ * in range, INT32_MIN (low byte 0) below it and 0 for NaN; only v >= 2^31 needs the
+ * select. Three operations an element on NVIDIA, where range tests of the plain
+ * conversion took eight (the quantizing kernels are bound by their instructions). */
+uint ct_trunc_low_byte(float v) { return v < 0x1p31f ? (uint)convert_int_sat(v) & 0xFFu : 0u; }
 
-/* (int8_t)roundf(v) the same way: ties away from zero on the truncated integer. */
-uint ct_round_low_byte(float v) {
-    const bool ok = v >= -2147483648.0f && v < 2147483648.0f;
-    const float vs = ok ? v : 0.0f;
-    int i = (int)vs;
-    const float frac = vs - (float)i;
-    i += (frac >= 0.5f ? 1 : 0) - (frac <= -0.5f ? 1 : 0);
-    return ok ? ((uint)i & 0xFFu) : 0u;
-}
+/* (int8_t)roundf(v) the same way; round() is roundf (halves away from zero, exact). */
+uint ct_round_low_byte(float v) { return v < 0x1p31f ? (uint)convert_int_sat(round(v)) & 0xFFu : 0u; }
 
 /* MIN(hi, (int8_t)v) stored as uint8_t. */
-uint ct_trunc_int8_min(float v, int hi) {
-    const uint b = ct_trunc_low_byte(v);
-    const int i = b < 128u ? (int)b : (int)b - 256;
-    return (uint)(i < hi ? i : hi) & 0xFFu;
-}
+uint ct_trunc_int8_min(float v, int hi) { return (uint)min((int)as_char((uchar)ct_trunc_low_byte(v)), hi) & 0xFFu; }
 
 void ct_quantize_q8_0(const float *x, __global uchar *y) {
     float amax = 0.0f;
@@ -879,11 +910,22 @@ void ct_quantize_q5_1(const float *x, __global uchar *y) {
 }
 
 /* The reference's best_index_int8 without branches: its binary search ends at
- * mu = 1 + #{k in 1..14 : !(a < v[k])}; ties go to the upper neighbour; NaN gives 15. */
-uint ct_iq4nl_best_index(float a) {
+ * mu = 1 + #{k in 1..14 : !(a < v[k])}; ties go to the upper neighbour; NaN gives 15.
+ * The count's conditions hold for a prefix of k, so the two candidates v[mu - 1] and
+ * v[mu] are carried along rather than looked up by mu, which varies across a warp; *q
+ * is the chosen value. */
+uint ct_iq4nl_best_index(float a, float *q) {
     int mu = 1;
-    for (int k = 1; k < 15; k++) mu += !(a < ct_kvalues_iq4nl_f[k]) ? 1 : 0;
-    return (uint)(a - ct_kvalues_iq4nl_f[mu - 1] < ct_kvalues_iq4nl_f[mu] - a ? mu - 1 : mu);
+    float lo = ct_kvalues_iq4nl_f[0], hi = ct_kvalues_iq4nl_f[1];
+    for (int k = 1; k < 15; k++) {
+        const bool up = !(a < ct_kvalues_iq4nl_f[k]);
+        mu += up ? 1 : 0;
+        lo = up ? ct_kvalues_iq4nl_f[k] : lo;
+        hi = up ? ct_kvalues_iq4nl_f[k + 1] : hi;
+    }
+    const bool low = a - lo < hi - a;
+    *q = low ? lo : hi;
+    return (uint)(low ? mu - 1 : mu);
 }
 
 /* No scale search (ntry = -1); max |x| < 1e-15 gives d = 0 and every byte 0x88. */
@@ -906,9 +948,9 @@ void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
     float sumqx = 0.0f, sumq2 = 0.0f;
     uchar L[32];
     for (int j = 0; j < 32; j++) {
-        L[j] = (uchar)ct_iq4nl_best_index(ct_xmul(id, x[j]));
+        float q;
+        L[j] = (uchar)ct_iq4nl_best_index(ct_xmul(id, x[j]), &q);
         const float w = ct_xmul(x[j], x[j]);
-        const float q = ct_kvalues_iq4nl_f[L[j]];
         const float wq = ct_xmul(w, q);
         sumqx = ct_xadd(sumqx, ct_xmul(wq, x[j]));
         sumq2 = ct_xadd(sumq2, ct_xmul(wq, q));
@@ -1165,9 +1207,9 @@ void ct_qt_out_iq4_nl##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s
     uint L[8];                                                                                                         \
     for (int c = 0; c < 8; c++) {                                                                                      \
         const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);                                                           \
-        L[c] = ct_iq4nl_best_index(ct_xmul(s.s1, x[c]));                                                               \
+        float q;                                                                                                       \
+        L[c] = ct_iq4nl_best_index(ct_xmul(s.s1, x[c]), &q);                                                           \
         const float w = ct_xmul(x[c], x[c]);                                                                           \
-        const float q = ct_kvalues_iq4nl_f[L[c]];                                                                      \
         const float wq = ct_xmul(w, q);                                                                                \
         aux[2 * j] = as_uint(ct_xmul(wq, x[c]));                                                                       \
         aux[2 * j + 1] = as_uint(ct_xmul(wq, q));                                                                      \

@@ -164,7 +164,10 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
 }
 
 /* LD4 loads unit u as RAW (the row's own bits), CVT(raw, u) makes float bits of it:
- * all of a work-item's loads are issued before any conversion or store waits on one. */
+ * all of a work-item's loads are issued before any conversion or store waits on one.
+ * Both loops run CT_ROWS_NPER times (nper tested inside) so that the compiler unrolls
+ * them and keeps v in registers: with a bound of nper, NVIDIA's put the ushort4 v of
+ * the F16/BF16 kernels on the stack, and each load's stack store waited for the load. */
 #define CT_ROWS_KERNEL(NAME, RAW, LD4, CVT, LD1)                                                         \
     __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
         CT_ROWS_PROLOGUE                                                                                  \
@@ -173,9 +176,10 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
             const long u = u0 + k * nth;                                                                  \
             if (k < nper && u < nfull) v[k] = LD4(src, u);                                                \
         }                                                                                                 \
-        for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
+        for (int k = 0; k < CT_ROWS_NPER; k++) {                                                          \
             const long u = u0 + k * nth;                                                                  \
-            if (u < nfull) {                                                                              \
+            if (k >= nper) {                                                                              \
+            } else if (u < nfull) {                                                                       \
                 ct_rows_st4(dst, u, CVT(v[k], u), dtype);                                                 \
             } else if (u == nfull) {                                                                      \
                 for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);               \
@@ -234,9 +238,9 @@ CT_ROWS_KERNEL(ct_rows4_bf16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_row
             ((__local ushort *)stage)[8 * nw + lid] = ((const __global ushort *)sseg)[8 * nw + lid];      \
         barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
         for (int k = 0; k < CT_ROWS_NPER && k < nper; k++) {                                              \
-            const long u = lid + k * nth;                                                                 \
+            const int u = lid + k * (int)nth; /* 32-bit: the unit arithmetic is per element */          \
             if (u < units) {                                                                              \
-                const int g = (int)(u % (UPB));                                                           \
+                const int g = u % (UPB);                                                                  \
                 const uint4 raw = ct_raw4_##T##_l((__local const uchar *)stage + (u / (UPB)) * (TS), g);  \
                 ct_rows_st4(dst, ubase + u, as_uint4(ct_cvt4_##T(raw, g)), dtype);                        \
             }                                                                                             \

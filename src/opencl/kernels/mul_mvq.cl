@@ -45,12 +45,6 @@ int mvq_dp4(int a, int b, int c) {
 }
 #endif
 
-/* IQ4_NL's 16 values as signed bytes, little-endian in four words (mm_kvalues_iq4nl). */
-#define MVQ_KV0 0xBFAD9881u
-#define MVQ_KV1 0xF6EADDCFu
-#define MVQ_KV2 0x26190D01u
-#define MVQ_KV3 0x71594535u
-
 #if CT_HAS_NV_DP4A
 /* bytes of {a, b} picked by the four selector nibbles of s (3 bits each: mask bit 3,
  * which prmt reads as "replicate the sign") */
@@ -65,7 +59,8 @@ uint mvq_prmt(uint a, uint b, uint s) {
  * (a lookup in a local-memory table per byte ran the mat-vec at 25% of copy, call 17) */
 int mvq_iq4nl_lookup(uint idx) {
     const uint sel = ((idx | (idx >> 4)) & 0xFFu) | (((idx >> 16) | (idx >> 20)) & 0xFFu) << 8;
-    const uint lo = mvq_prmt(MVQ_KV0, MVQ_KV1, sel & 0x7777u), hi = mvq_prmt(MVQ_KV2, MVQ_KV3, sel & 0x7777u);
+    const uint lo = mvq_prmt(CT_IQ4NL_KV0, CT_IQ4NL_KV1, sel & 0x7777u);
+    const uint hi = mvq_prmt(CT_IQ4NL_KV2, CT_IQ4NL_KV3, sel & 0x7777u);
     return (int)mvq_prmt(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
 }
 #endif
