@@ -5,6 +5,8 @@
 # plain operations, again with the x86 NaN rule only when a lane is NaN). Rows perf for each,
 # tests for the combined one, and the driver's PTX of the default and combined libraries (SASS is
 # made from it off the device).
+# Ran on commit 8dfa3ce plus the two switches in common.cl (not committed as switches: after the
+# call CT_TRY_UNIT_NAN's variant became the code, in 5f4dca3, and CT_TRY_HALF_PTX was dropped).
 set -uo pipefail
 out=$1
 mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd

@@ -928,7 +928,11 @@ uint ct_iq4nl_best_index(float a, float *q) {
     return (uint)(low ? mu - 1 : mu);
 }
 
-/* No scale search (ntry = -1); max |x| < 1e-15 gives d = 0 and every byte 0x88. */
+/* No scale search (ntry = -1); max |x| < 1e-15 gives d = 0 and every byte 0x88. The
+ * products and sums are plain operations, not the x86 NaN rule's: no NaN's sign or
+ * payload reaches the block (an index depends only on whether id * x is NaN, and a NaN
+ * scale is stored as 0x7E00). The rule's select, which NVIDIA makes a branch, cost
+ * SET_ROWS into IQ4_NL 600 -> 460 us on the H200 (docs/perf/NOTES-h200.md, call 32). */
 void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
     float amax = 0.0f, max = 0.0f;
     for (int j = 0; j < 32; j++) {
@@ -949,11 +953,11 @@ void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
     uchar L[32];
     for (int j = 0; j < 32; j++) {
         float q;
-        L[j] = (uchar)ct_iq4nl_best_index(ct_xmul(id, x[j]), &q);
-        const float w = ct_xmul(x[j], x[j]);
-        const float wq = ct_xmul(w, q);
-        sumqx = ct_xadd(sumqx, ct_xmul(wq, x[j]));
-        sumq2 = ct_xadd(sumq2, ct_xmul(wq, q));
+        L[j] = (uchar)ct_iq4nl_best_index(id * x[j], &q);
+        const float w = x[j] * x[j];
+        const float wq = w * q;
+        sumqx = sumqx + wq * x[j];
+        sumq2 = sumq2 + wq * q;
     }
     const float d = ct_xdiv(sumqx, sumq2);
     /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */
@@ -1119,7 +1123,8 @@ float4 ct_qt_scale_iq4_nl(__local const float2 *p) {
  *       lane leaves its 8 bits in aux[lane].
  *   IQ4_NL: the index search is per element, so lanes do it in parallel; the two sums are
  *       sequential in the reference, so each lane leaves its terms (wq*x, wq*q) of element
- *       j in aux[2j], aux[2j+1] and lane 0 adds all 32 in element order. */
+ *       j in aux[2j], aux[2j+1] and lane 0 adds all 32 in element order (plain operations,
+ *       as ct_quantize_iq4_nl says why). */
 #define CT_QT_OUT_DEFS(AS, SFX)                                                                                        \
 void ct_sta_u32##SFX(AS uchar *p, uint v) {                                                                            \
     *(AS ushort *)p = (ushort)v;                                                                                       \
@@ -1208,11 +1213,11 @@ void ct_qt_out_iq4_nl##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s
     for (int c = 0; c < 8; c++) {                                                                                      \
         const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);                                                           \
         float q;                                                                                                       \
-        L[c] = ct_iq4nl_best_index(ct_xmul(s.s1, x[c]), &q);                                                           \
-        const float w = ct_xmul(x[c], x[c]);                                                                           \
-        const float wq = ct_xmul(w, q);                                                                                \
-        aux[2 * j] = as_uint(ct_xmul(wq, x[c]));                                                                       \
-        aux[2 * j + 1] = as_uint(ct_xmul(wq, q));                                                                      \
+        L[c] = ct_iq4nl_best_index(s.s1 * x[c], &q);                                                                   \
+        const float w = x[c] * x[c];                                                                                   \
+        const float wq = w * q;                                                                                        \
+        aux[2 * j] = as_uint(wq * x[c]);                                                                               \
+        aux[2 * j + 1] = as_uint(wq * q);                                                                              \
     }                                                                                                                  \
     uint w = 0;                                                                                                        \
     for (int c = 0; c < 4; c++) w |= (L[c] | (L[c + 4] << 4)) << (8 * c);                                              \
@@ -1223,8 +1228,8 @@ void ct_qt_fin_iq4_nl##SFX(AS uchar *y, __local const uint *aux, float4 s) {    
     if (s.s2 == 0.0f) {                                                                                                \
         float sumqx = 0.0f, sumq2 = 0.0f;                                                                              \
         for (int j = 0; j < 32; j++) {                                                                                 \
-            sumqx = ct_xadd(sumqx, as_float(aux[2 * j]));                                                              \
-            sumq2 = ct_xadd(sumq2, as_float(aux[2 * j + 1]));                                                          \
+            sumqx = sumqx + as_float(aux[2 * j]);                                                                      \
+            sumq2 = sumq2 + as_float(aux[2 * j + 1]);                                                                  \
         }                                                                                                              \
         const float d = ct_xdiv(sumqx, sumq2);                                                                         \
         /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */                                  \

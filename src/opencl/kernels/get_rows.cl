@@ -109,7 +109,7 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
 #define CT_ROWS_CPY 0
 #define CT_ROWS_GET 1
 #define CT_ROWS_SET 2
-#define CT_ROWS_NPER 4
+#define CT_ROWS_NPER 4 /* CT_ROWS_KERNEL writes out this many steps */
 
 #define CT_ROWS_ARGS                                                                                      \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
@@ -165,26 +165,32 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
 
 /* LD4 loads unit u as RAW (the row's own bits), CVT(raw, u) makes float bits of it:
  * all of a work-item's loads are issued before any conversion or store waits on one.
- * Both loops run CT_ROWS_NPER times (nper tested inside) so that the compiler unrolls
- * them and keeps v in registers: with a bound of nper, NVIDIA's put the ushort4 v of
- * the F16/BF16 kernels on the stack, and each load's stack store waited for the load. */
+ * The CT_ROWS_NPER (4) steps are written out: as loops over an array v[4], NVIDIA's
+ * compiler kept the F16/BF16 and block kernels' v on the stack (ptxas: 32-64 bytes),
+ * and each load's stack store waited for the load, one unit in flight at a time. */
+#define CT_ROWS_LD_STEP(k, RAW, LD4)                                                                      \
+    RAW v##k = (RAW)(0);                                                                                  \
+    if ((k) < nper && u0 + (k) * nth < nfull) v##k = LD4(src, u0 + (k) * nth);
+
+#define CT_ROWS_ST_STEP(k, CVT, LD1)                                                                      \
+    if ((k) < nper) {                                                                                     \
+        const long u = u0 + (k) * nth;                                                                    \
+        if (u < nfull) ct_rows_st4(dst, u, CVT(v##k, u), dtype);                                          \
+        else if (u == nfull)                                                                              \
+            for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);                   \
+    }
+
 #define CT_ROWS_KERNEL(NAME, RAW, LD4, CVT, LD1)                                                         \
     __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
         CT_ROWS_PROLOGUE                                                                                  \
-        RAW v[CT_ROWS_NPER];                                                                              \
-        for (int k = 0; k < CT_ROWS_NPER; k++) {                                                          \
-            const long u = u0 + k * nth;                                                                  \
-            if (k < nper && u < nfull) v[k] = LD4(src, u);                                                \
-        }                                                                                                 \
-        for (int k = 0; k < CT_ROWS_NPER; k++) {                                                          \
-            const long u = u0 + k * nth;                                                                  \
-            if (k >= nper) {                                                                              \
-            } else if (u < nfull) {                                                                       \
-                ct_rows_st4(dst, u, CVT(v[k], u), dtype);                                                 \
-            } else if (u == nfull) {                                                                      \
-                for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);               \
-            }                                                                                             \
-        }                                                                                                 \
+        CT_ROWS_LD_STEP(0, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(1, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(2, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(3, RAW, LD4)                                                                      \
+        CT_ROWS_ST_STEP(0, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(1, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(2, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(3, CVT, LD1)                                                                      \
     }
 
 uint4 ct_rows_ld4_f32(const __global uchar *s, long u) { return ((const __global uint4 *)s)[u]; }
