@@ -219,9 +219,10 @@ typedef struct rows_p {
                     written through local memory), 5 (GET_ROWS floats) one row of 35 at an aligned offset;
                     GET_ROWS blocks, through local memory: 6 one row of 37 32-blocks or 5 256-blocks (two
                     segments, the last not a multiple of 16 bytes), 7 130 rows of 4096 (two units a
-                    work-item, two segments a row; float rows: the plain row kernel) */
+                    work-item, two segments a row; float rows: the plain row kernel), 8 520 rows of
+                    4096 (jobs large enough for the most units a work-item: 8, F32 4) */
     int bad;     /* an index outside the rows: 0 none, 1 too large, 2 negative */
-    int32_t idx32[160];
+    int32_t idx32[520];
     int64_t idx64[160];
 } rows_p;
 
@@ -259,11 +260,11 @@ static ct_tensor *build_get_rows(ct_context *ctx, const void *param, gcase *g) {
         ct_tensor *r = ct_get_rows(ctx, a, b);
         g->check = r;
         return r;
-    } else if (p->variant == 6 || p->variant == 7) {
+    } else if (p->variant >= 6) {
         const bool one = p->variant == 6;
         a = ct_tensor_new_2d(ctx, p->type, one ? (bs == 32 ? 37 : 5) * bs : 4096, one ? 1 : 7);
         add_fill(g, a, NULL);
-        ct_tensor *b = ct_tensor_new_1d(ctx, CT_TYPE_I32, one ? 3 : 130);
+        ct_tensor *b = ct_tensor_new_1d(ctx, CT_TYPE_I32, one ? 3 : p->variant == 7 ? 130 : 520);
         add_fill(g, b, p->idx32);
         ct_tensor *r = ct_get_rows(ctx, a, b);
         g->check = r;
@@ -297,11 +298,11 @@ static void test_get_rows(void) {
                                     CT_TYPE_IQ4_XS, CT_TYPE_I32};
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const int64_t blck = ct_type_block_size(types[t]);
-        for (int variant = 0; variant < 8; variant++) {
+        for (int variant = 0; variant < 9; variant++) {
             if ((variant == 2 || variant == 5) && blck > 1) continue;
             if (variant == 6 && blck == 1) continue;
             rows_p p = {.type = types[t], .ne0 = blck > 1 ? 2 * blck : 33, .variant = variant};
-            for (int i = 0; i < 160; i++) p.idx32[i] = (int32_t)tu_rand_below(variant == 6 ? 1 : 7);
+            for (int i = 0; i < 520; i++) p.idx32[i] = (int32_t)tu_rand_below(variant == 6 ? 1 : 7);
             char name[96];
             snprintf(name, sizeof name, "GET_ROWS %s variant %d", ct_type_name(types[t]), variant);
             compare_case(name, build_get_rows, &p, true);
@@ -314,7 +315,7 @@ static void test_get_rows(void) {
                                       CT_TYPE_F32,  CT_TYPE_Q4_K, CT_TYPE_Q5_0};
         static const int bv[6] = {0, 0, 3, 0, 7, 7};
         rows_p p = {.type = bt[bad - 1], .ne0 = bt[bad - 1] == CT_TYPE_F32 ? 33 : 64, .variant = bv[bad - 1]};
-        for (int i = 0; i < 160; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
+        for (int i = 0; i < 520; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
         p.idx32[5 * 3 * 2 - 2] = bad % 2 ? 7 : -1; /* (the last batch of 3-d indices): no row may be written */
         char name[64];
         snprintf(name, sizeof name, "GET_ROWS %s variant %d index %s", ct_type_name(p.type), p.variant,

@@ -2,6 +2,7 @@
  * ct_check_indices runs first and raises the error flag on a bad index; the row
  * kernel then writes nothing. */
 #include "ops_rows.h"
+#include <string.h> /* TEMPORARY */
 #include "tensor/tensor_internal.h"
 
 static ct_ocl_kernel_id kernel_for(ct_type t) {
@@ -139,10 +140,17 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     if (sa < vs || da < vd) return CT_OK;
 
     const size_t nu = ((size_t)j->ne0 + 3) / 4;
-    const size_t nper = ct_ocl_rows_nper(nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3);
+    size_t max_nper = st == CT_TYPE_F32 || st == CT_TYPE_I32 ? 4 : 8;
+    { /* TEMPORARY (session 7 A/B): CT_TRY_ROWS_NPER=F32,OTHER */
+        const char *e = getenv("CT_TRY_ROWS_NPER");
+        if (e) max_nper = (size_t)atoi(st == CT_TYPE_F32 || st == CT_TYPE_I32 ? e : strchr(e, ',') + 1);
+    }
+    const size_t nper = ct_ocl_rows_nper(nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3, max_nper);
     const size_t nk = (nu + nper - 1) / nper;
+    /* block rows: segments of at most 1024 units, which the staged kernel's local array holds */
+    const size_t wg_max = vs == 2 && 1024 / nper < 256 ? 1024 / nper : 256;
     size_t nth, nrptg;
-    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, wg_max), be->dev->max_work_item_sizes[1], &nth, &nrptg);
     const size_t nseg = (nu + nth * nper - 1) / (nth * nper);
     const bool staged = vs == 2 && rows_staged_fits(be, st, sa, nu, nth, nrptg, nper, nseg);
 

@@ -95,21 +95,21 @@ ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, 
 /* How a job's row i1 of slice (i2, i3) maps (kernels/get_rows.cl's CT_ROWS_*). */
 enum { CT_OCL_ROWS_CPY = 0, CT_OCL_ROWS_GET = 1, CT_OCL_ROWS_SET = 2 };
 
-/* The most units a work-item of ct_rows4 or ct_cpy_rows_raw takes (CT_ROWS_NPER of
- * get_rows.cl, CT_CPY_NPER of cpy.cl); the largest local size of ct_quant_rows (CT_QT_WG
- * of set_rows.cl), whose local arrays are sized for it. */
-enum { CT_OCL_ROWS_NPER = 4, CT_OCL_QT_WG = 256 };
+/* The most units a work-item of ct_rows4 takes (CT_ROWS_NPER of get_rows.cl), of
+ * ct_cpy_rows_raw (CT_CPY_NPER of cpy.cl); the largest local size of ct_quant_rows
+ * (CT_QT_WG of set_rows.cl), whose local arrays are sized for it. */
+enum { CT_OCL_ROWS_NPER = 8, CT_OCL_CPY_NPER = 4, CT_OCL_QT_WG = 256 };
 
 /* The local array of ct_rows_staged_<t> (CT_STAGE_WORDS of get_rows.cl, in bytes): the
  * most a segment of block rows may take. */
 enum { CT_OCL_STAGE_BYTES = 292 * 16 };
 
-/* Units a work-item takes: CT_OCL_ROWS_NPER (more loads in flight) for jobs of at least
- * 2^16 work-items that way; fewer below, where launch latency dominates and more
- * work-items hide the memory latency better. */
-static inline size_t ct_ocl_rows_nper(size_t units) {
+/* Units a work-item takes: max (more loads in flight) for jobs of at least 2^16
+ * work-items that way; fewer below, where launch latency dominates and more work-items
+ * hide the memory latency better. max is a power of two. */
+static inline size_t ct_ocl_rows_nper(size_t units, size_t max) {
     const size_t fill = (size_t)1 << 16;
-    size_t nper = CT_OCL_ROWS_NPER;
+    size_t nper = max;
     while (nper > 1 && units < nper * fill) nper /= 2;
     return nper;
 }

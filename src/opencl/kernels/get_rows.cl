@@ -109,7 +109,7 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
 #define CT_ROWS_CPY 0
 #define CT_ROWS_GET 1
 #define CT_ROWS_SET 2
-#define CT_ROWS_NPER 4 /* CT_ROWS_KERNEL writes out this many steps */
+#define CT_ROWS_NPER 8 /* CT_ROWS_KERNEL writes out this many steps */
 
 #define CT_ROWS_ARGS                                                                                      \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
@@ -125,14 +125,16 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
     const ulong i2 = get_group_id(1), i3 = get_group_id(2);                                              \
     long rs = i1, rd = i1;                                                                                \
     if (mode != CT_ROWS_CPY) {                                                                            \
-        if (*(volatile __global int *)err != 0) return;                                                   \
         ulong j2, j3;                                                                                     \
         ct_udivmod(i2, (ulong)ne11, &j2);                                                                 \
         ct_udivmod(i3, (ulong)ne12, &j3);                                                                 \
         const __global uchar *ip = s1 + s1_offs + (ulong)i1 * nb10 + j2 * nb11 + j3 * nb12;               \
+        /* the flag and the index are loaded together, then tested: one memory latency */               \
+        /* before the row's loads, not two */                                                             \
+        const int bad = *(volatile __global int *)err;                                                    \
         const long r = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                    \
                             : (long)as_int(ct_ld_u32(ip));                                                \
-        if (r < 0 || r >= lim) return;                                                                    \
+        if (bad != 0 || r < 0 || r >= lim) return;                                                        \
         if (mode == CT_ROWS_GET) rs = r;                                                                  \
         else rd = r;                                                                                      \
     }                                                                                                     \
@@ -165,7 +167,7 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
 
 /* LD4 loads unit u as RAW (the row's own bits), CVT(raw, u) makes float bits of it:
  * all of a work-item's loads are issued before any conversion or store waits on one.
- * The CT_ROWS_NPER (4) steps are written out: as loops over an array v[4], NVIDIA's
+ * The CT_ROWS_NPER (8) steps are written out: as loops over an array v[nper], NVIDIA's
  * compiler kept the F16/BF16 and block kernels' v on the stack (ptxas: 32-64 bytes),
  * and each load's stack store waited for the load, one unit in flight at a time. */
 #define CT_ROWS_LD_STEP(k, RAW, LD4)                                                                      \
@@ -187,10 +189,18 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
         CT_ROWS_LD_STEP(1, RAW, LD4)                                                                      \
         CT_ROWS_LD_STEP(2, RAW, LD4)                                                                      \
         CT_ROWS_LD_STEP(3, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(4, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(5, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(6, RAW, LD4)                                                                      \
+        CT_ROWS_LD_STEP(7, RAW, LD4)                                                                      \
         CT_ROWS_ST_STEP(0, CVT, LD1)                                                                      \
         CT_ROWS_ST_STEP(1, CVT, LD1)                                                                      \
         CT_ROWS_ST_STEP(2, CVT, LD1)                                                                      \
         CT_ROWS_ST_STEP(3, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(4, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(5, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(6, CVT, LD1)                                                                      \
+        CT_ROWS_ST_STEP(7, CVT, LD1)                                                                      \
     }
 
 uint4 ct_rows_ld4_f32(const __global uchar *s, long u) { return ((const __global uint4 *)s)[u]; }
