@@ -261,6 +261,7 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
     d->has_subgroups = (has_token(ext, "cl_khr_subgroups") && d->cl_c_version >= 200) ||
                        (d->cl_c_version >= 300 && has_c_feature(id, "__opencl_c_subgroups"));
     d->has_fp16 = has_token(ext, "cl_khr_fp16");
+    d->rows8_min_log2 = 20;
     d->has_fp64 = has_token(ext, "cl_khr_fp64") || info_ulong(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
     d->has_int_dot = has_token(ext, "cl_khr_integer_dot_product");
     d->has_cmdbuf = has_token(ext, "cl_khr_command_buffer") && load_cmdbuf_api(d, id);

@@ -155,6 +155,8 @@ typedef struct ct_ocl_device {
     int program_builds;                     /* successful loads (source or cache), for tests */
     size_t kernel_wg_size[CT_OCL_K_COUNT];  /* CL_KERNEL_WORK_GROUP_SIZE; 0 until queried */
     char *test_build_options;               /* test hook: appended to the build options */
+    unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (ops_rows.h): 20;
+                                tests lower it to reach ct_rows8 with small tensors */
 } ct_ocl_device;
 
 static inline ct_ocl_device *ct_ocl_device_of(const ct_device *dev) { return (ct_ocl_device *)dev->context; }

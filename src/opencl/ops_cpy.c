@@ -103,7 +103,8 @@ static ct_status try_rows_raw(ct_ocl_backend *be, const ct_ocl_rows_job *j, size
     if (w < 4) return CT_OK;
 
     const size_t nw = rowb / w;
-    const size_t nper = ct_ocl_rows_nper(nw * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3, CT_OCL_CPY_NPER);
+    const size_t nper =
+        ct_ocl_rows_nper(nw * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3, CT_OCL_CPY_NPER, be->dev->rows8_min_log2);
     const size_t nk = (nw + nper - 1) / nper;
     size_t nth, nrptg;
     ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, 256), be->dev->max_work_item_sizes[1], &nth, &nrptg);

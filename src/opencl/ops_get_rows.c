@@ -2,7 +2,6 @@
  * ct_check_indices runs first and raises the error flag on a bad index; the row
  * kernel then writes nothing. */
 #include "ops_rows.h"
-#include <string.h> /* TEMPORARY */
 #include "tensor/tensor_internal.h"
 
 static ct_ocl_kernel_id kernel_for(ct_type t) {
@@ -52,6 +51,17 @@ ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, 
     const size_t local[3] = {wg, 1, 1};
     const size_t groups[3] = {((size_t)idx->ne[0] + wg - 1) / wg, (size_t)idx->ne[1], (size_t)idx->ne[2]};
     return ct_ocl_dispatch(be, a.kid, groups, local);
+}
+
+/* ct_rows8_<t> (eight units a work-item) for float rows; CT_OCL_K_COUNT for others. */
+static ct_ocl_kernel_id rows8_kernel_for(ct_type t) {
+    switch (t) {
+    case CT_TYPE_F32:
+    case CT_TYPE_I32: return CT_OCL_K_ROWS8_F32;
+    case CT_TYPE_F16: return CT_OCL_K_ROWS8_F16;
+    case CT_TYPE_BF16: return CT_OCL_K_ROWS8_BF16;
+    default: return CT_OCL_K_COUNT;
+    }
 }
 
 static ct_ocl_kernel_id rows4_kernel_for(ct_type t) {
@@ -140,21 +150,25 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     if (sa < vs || da < vd) return CT_OK;
 
     const size_t nu = ((size_t)j->ne0 + 3) / 4;
-    size_t max_nper = st == CT_TYPE_F32 || st == CT_TYPE_I32 ? 4 : 8;
-    { /* TEMPORARY (session 7 A/B): CT_TRY_ROWS_NPER=F32,OTHER */
-        const char *e = getenv("CT_TRY_ROWS_NPER");
-        if (e) max_nper = (size_t)atoi(st == CT_TYPE_F32 || st == CT_TYPE_I32 ? e : strchr(e, ',') + 1);
+    const size_t units = nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3;
+    /* 8 units a work-item: float rows through ct_rows8, block rows only through local
+     * memory (ct_rows_staged, in segments of at most 1024 units, which its local array
+     * holds); otherwise the job goes to ct_rows4 with at most 4 */
+    const bool block = vs == 2;
+    size_t nper = ct_ocl_rows_nper(units, CT_OCL_ROWS_NPER, be->dev->rows8_min_log2), nth, nrptg, nseg;
+    ct_ocl_kernel_id use;
+    bool staged;
+    for (;;) {
+        use = nper <= 4 ? kid : block ? rows_staged_kernel_for(st) : rows8_kernel_for(st);
+        const size_t nk = (nu + nper - 1) / nper, wg_max = block && 1024 / nper < 256 ? 1024 / nper : 256;
+        ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, use, wg_max), be->dev->max_work_item_sizes[1], &nth, &nrptg);
+        nseg = (nu + nth * nper - 1) / (nth * nper);
+        staged = block && rows_staged_fits(be, st, sa, nu, nth, nrptg, nper, nseg);
+        if (nper <= 4 || (block ? staged : ct_ocl_kernel_available(be->dev, use))) break;
+        nper = 4;
     }
-    const size_t nper = ct_ocl_rows_nper(nu * (size_t)j->n1 * (size_t)j->n2 * (size_t)j->n3, max_nper);
-    const size_t nk = (nu + nper - 1) / nper;
-    /* block rows: segments of at most 1024 units, which the staged kernel's local array holds */
-    const size_t wg_max = vs == 2 && 1024 / nper < 256 ? 1024 / nper : 256;
-    size_t nth, nrptg;
-    ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, kid, wg_max), be->dev->max_work_item_sizes[1], &nth, &nrptg);
-    const size_t nseg = (nu + nth * nper - 1) / (nth * nper);
-    const bool staged = vs == 2 && rows_staged_fits(be, st, sa, nu, nth, nrptg, nper, nseg);
 
-    args g = {be, staged ? rows_staged_kernel_for(st) : kid, 0, CT_OK};
+    args g = {be, staged ? rows_staged_kernel_for(st) : use, 0, CT_OK};
     arg_tensor(&g, j->src, "src0");
     if (j->idx) arg_tensor(&g, j->idx, "src1");
     else arg_null_tensor(&g);

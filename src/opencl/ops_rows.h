@@ -95,22 +95,24 @@ ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, 
 /* How a job's row i1 of slice (i2, i3) maps (kernels/get_rows.cl's CT_ROWS_*). */
 enum { CT_OCL_ROWS_CPY = 0, CT_OCL_ROWS_GET = 1, CT_OCL_ROWS_SET = 2 };
 
-/* The most units a work-item of ct_rows4 takes (CT_ROWS_NPER of get_rows.cl), of
- * ct_cpy_rows_raw (CT_CPY_NPER of cpy.cl); the largest local size of ct_quant_rows
- * (CT_QT_WG of set_rows.cl), whose local arrays are sized for it. */
+/* The most units a work-item of ct_rows8 and ct_rows_staged takes (CT_ROWS_NPER of
+ * get_rows.cl; ct_rows4: 4), of ct_cpy_rows_raw (CT_CPY_NPER of cpy.cl); the largest
+ * local size of ct_quant_rows (CT_QT_WG of set_rows.cl), whose local arrays are sized for it. */
 enum { CT_OCL_ROWS_NPER = 8, CT_OCL_CPY_NPER = 4, CT_OCL_QT_WG = 256 };
 
 /* The local array of ct_rows_staged_<t> (CT_STAGE_WORDS of get_rows.cl, in bytes): the
  * most a segment of block rows may take. */
 enum { CT_OCL_STAGE_BYTES = 292 * 16 };
 
-/* Units a work-item takes: max (more loads in flight) for jobs of at least 2^16
- * work-items that way; fewer below, where launch latency dominates and more work-items
- * hide the memory latency better. max is a power of two. */
-static inline size_t ct_ocl_rows_nper(size_t units, size_t max) {
-    const size_t fill = (size_t)1 << 16;
+/* Units a work-item takes (max, a power of two, or fewer): 8 for jobs of at least
+ * 2^wide_log2 (the device's rows8_min_log2, 20) work-items that way, up to 4 for jobs of
+ * at least 2^16; fewer below, where launch latency dominates and more work-items hide the
+ * memory latency better. On the H200, 8 units moved GET_ROWS and SET_ROWS of 16384 rows of
+ * 4096 by up to 10 points, and cost a CPY of 4096 x 4096 6 points: too few waves of
+ * work-groups (docs/perf/NOTES-h200.md, call 33). */
+static inline size_t ct_ocl_rows_nper(size_t units, size_t max, unsigned wide_log2) {
     size_t nper = max;
-    while (nper > 1 && units < nper * fill) nper /= 2;
+    while (nper > 1 && units < nper * ((size_t)1 << (nper > 4 ? wide_log2 : 16))) nper /= 2;
     return nper;
 }
 

@@ -94,8 +94,9 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
 
 /* ---- row kernels shared by GET_ROWS, SET_ROWS and CPY -----------------------------
  *
- * ct_rows4_<t>: rows of ne0 elements of type t converted to dtype (F32, F16 or BF16),
- * 4 elements a unit. A work-item takes nper (at most CT_ROWS_NPER) units a work-group row
+ * ct_rows4_<t> (and ct_rows8_<t> for float rows): rows of ne0 elements of type t converted
+ * to dtype (F32, F16 or BF16), 4 elements a unit. A work-item takes nper (at most 4, or 8
+ * for ct_rows8) units a work-group row
  * (nth units) apart, so neighbouring work-items read and write neighbouring vectors, and
  * issues all its loads before its stores. Work-groups hold nrptg rows (local size 1), or
  * a segment of nth * nper units of a long row (nseg segments a row). Row i1 of slice
@@ -109,7 +110,7 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
 #define CT_ROWS_CPY 0
 #define CT_ROWS_GET 1
 #define CT_ROWS_SET 2
-#define CT_ROWS_NPER 8 /* CT_ROWS_KERNEL writes out this many steps */
+#define CT_ROWS_NPER 8 /* ct_rows8 and ct_rows_staged; ct_rows4 takes at most 4 */
 
 #define CT_ROWS_ARGS                                                                                      \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
@@ -167,40 +168,42 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
 
 /* LD4 loads unit u as RAW (the row's own bits), CVT(raw, u) makes float bits of it:
  * all of a work-item's loads are issued before any conversion or store waits on one.
- * The CT_ROWS_NPER (8) steps are written out: as loops over an array v[nper], NVIDIA's
- * compiler kept the F16/BF16 and block kernels' v on the stack (ptxas: 32-64 bytes),
- * and each load's stack store waited for the load, one unit in flight at a time. */
-#define CT_ROWS_LD_STEP(k, RAW, LD4)                                                                      \
+ * NSTEP (4 or 8) steps are written out, nper <= NSTEP of them taken: as loops over an
+ * array v[nper], NVIDIA's compiler kept the F16/BF16 and block kernels' v on the stack
+ * (ptxas: 32-64 bytes), and each load's stack store waited for the load. ct_rows8_<t>
+ * (NSTEP 8) is for large jobs: its registers cost ct_rows4's share of jobs with 4 units
+ * a work-item (docs/perf/NOTES-h200.md, call 33). */
+#define CT_ROWS_LD_STEP(k, NSTEP, RAW, LD4)                                                               \
     RAW v##k = (RAW)(0);                                                                                  \
-    if ((k) < nper && u0 + (k) * nth < nfull) v##k = LD4(src, u0 + (k) * nth);
+    if ((k) < (NSTEP) && (k) < nper && u0 + (k) * nth < nfull) v##k = LD4(src, u0 + (k) * nth);
 
-#define CT_ROWS_ST_STEP(k, CVT, LD1)                                                                      \
-    if ((k) < nper) {                                                                                     \
+#define CT_ROWS_ST_STEP(k, NSTEP, CVT, LD1)                                                               \
+    if ((k) < (NSTEP) && (k) < nper) {                                                                    \
         const long u = u0 + (k) * nth;                                                                    \
         if (u < nfull) ct_rows_st4(dst, u, CVT(v##k, u), dtype);                                          \
         else if (u == nfull)                                                                              \
             for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);                   \
     }
 
-#define CT_ROWS_KERNEL(NAME, RAW, LD4, CVT, LD1)                                                         \
+#define CT_ROWS_KERNEL(NAME, NSTEP, RAW, LD4, CVT, LD1)                                                  \
     __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
         CT_ROWS_PROLOGUE                                                                                  \
-        CT_ROWS_LD_STEP(0, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(1, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(2, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(3, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(4, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(5, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(6, RAW, LD4)                                                                      \
-        CT_ROWS_LD_STEP(7, RAW, LD4)                                                                      \
-        CT_ROWS_ST_STEP(0, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(1, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(2, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(3, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(4, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(5, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(6, CVT, LD1)                                                                      \
-        CT_ROWS_ST_STEP(7, CVT, LD1)                                                                      \
+        CT_ROWS_LD_STEP(0, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(1, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(2, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(3, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(4, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(5, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(6, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_LD_STEP(7, NSTEP, RAW, LD4)                                                               \
+        CT_ROWS_ST_STEP(0, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(1, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(2, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(3, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(4, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(5, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(6, NSTEP, CVT, LD1)                                                               \
+        CT_ROWS_ST_STEP(7, NSTEP, CVT, LD1)                                                               \
     }
 
 uint4 ct_rows_ld4_f32(const __global uchar *s, long u) { return ((const __global uint4 *)s)[u]; }
@@ -224,9 +227,12 @@ uint ct_rows_ld1_bf16(const __global uchar *s, long e) {
 /* Block rows have no partial unit (whole blocks of 32 or 256). */
 uint ct_rows_ld1_none(const __global uchar *s, long e) { return 0u; }
 
-CT_ROWS_KERNEL(ct_rows4_f32, uint4, ct_rows_ld4_f32, ct_rows_same, ct_rows_ld1_f32)
-CT_ROWS_KERNEL(ct_rows4_f16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_f16, ct_rows_ld1_f16)
-CT_ROWS_KERNEL(ct_rows4_bf16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_rows_ld1_bf16)
+CT_ROWS_KERNEL(ct_rows4_f32, 4, uint4, ct_rows_ld4_f32, ct_rows_same, ct_rows_ld1_f32)
+CT_ROWS_KERNEL(ct_rows4_f16, 4, ushort4, ct_rows_ld4_u16, ct_rows_cvt_f16, ct_rows_ld1_f16)
+CT_ROWS_KERNEL(ct_rows4_bf16, 4, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_rows_ld1_bf16)
+CT_ROWS_KERNEL(ct_rows8_f32, 8, uint4, ct_rows_ld4_f32, ct_rows_same, ct_rows_ld1_f32)
+CT_ROWS_KERNEL(ct_rows8_f16, 8, ushort4, ct_rows_ld4_u16, ct_rows_cvt_f16, ct_rows_ld1_f16)
+CT_ROWS_KERNEL(ct_rows8_bf16, 8, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_rows_ld1_bf16)
 
 /* ct_rows_staged_<t>: the block rows of ct_rows4_<t>, read through local memory. A
  * work-group takes one segment (nth * nper units, whole blocks) of one row: it copies the
@@ -269,7 +275,7 @@ CT_ROWS_KERNEL(ct_rows4_bf16, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_row
         return ct_raw4_##T##_g(s + (ulong)(u / (UPB)) * (TS), (int)(u % (UPB)));                             \
     }                                                                                                     \
     uint4 ct_rows_cvt_##T(uint4 raw, long u) { return as_uint4(ct_cvt4_##T(raw, (int)(u % (UPB)))); }   \
-    CT_ROWS_KERNEL(ct_rows4_##T, uint4, ct_rows_ld4_##T, ct_rows_cvt_##T, ct_rows_ld1_none)               \
+    CT_ROWS_KERNEL(ct_rows4_##T, 4, uint4, ct_rows_ld4_##T, ct_rows_cvt_##T, ct_rows_ld1_none)            \
     CT_ROWS_STAGED_KERNEL(T, UPB, TS)
 
 CT_ROWS_BLOCK(q4_0, 8, 18)
