@@ -425,7 +425,9 @@ typedef struct cpy_p {
     int variant; /* 0 contiguous, 1 permuted src, 2 permuted dst, 3 other shape, 4 transposed dst with
                     short rows, 5 long rows, 6 misaligned views; 7 DUP, 8 CONT (build_dup_cont); 9 a partial
                     last vector, 10 ragged transposes (floats and 2- and 4-byte types), 11 long rows through
-                    local memory: 130 block rows of 4096 into F32, 3 float rows of 8192 into blocks */
+                    local memory: 130 block rows of 4096 into F32, 3 float rows of 8192 into blocks, 12 one
+                    row of 2^21 + 6 floats with the device's rows8_min_log2 lowered to 16 (8 units a
+                    work-item; F16/BF16 in 16-byte pairs, the last pair ending in a partial unit) */
 } cpy_p;
 
 static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
@@ -500,6 +502,13 @@ static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
         g->check = dst;
         break;
     }
+    case 12:
+        src = ct_tensor_new_1d(ctx, p->st, ((int64_t)1 << 21) + 6);
+        add_fill(g, src, NULL);
+        dst = ct_tensor_new_1d(ctx, p->dt, ((int64_t)1 << 21) + 6);
+        add_fill(g, dst, NULL);
+        g->check = dst;
+        break;
     case 9: /* an element count that ends in a partial vector */
         src = ct_tensor_new_2d(ctx, p->st, 37, 3);
         add_fill(g, src, NULL);
@@ -591,6 +600,11 @@ static void test_cpy(void) {
     }
     cpy_case(CT_TYPE_I16, CT_TYPE_I16, 10);
     cpy_case(CT_TYPE_I32, CT_TYPE_I32, 10);
+    ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
+    for (size_t i = 0; i < 3; i++) {
+        for (size_t j = 0; j < 3; j++) cpy_case(floats[i], floats[j], 12);
+    }
+    ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 20;
     static const ct_type dups[] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_I16, CT_TYPE_I32};
     for (size_t i = 0; i < sizeof dups / sizeof dups[0]; i++) {
         for (int v = 7; v <= 8; v++) {
