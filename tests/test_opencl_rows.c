@@ -426,8 +426,8 @@ typedef struct cpy_p {
                     short rows, 5 long rows, 6 misaligned views; 7 DUP, 8 CONT (build_dup_cont); 9 a partial
                     last vector, 10 ragged transposes (floats and 2- and 4-byte types), 11 long rows through
                     local memory: 130 block rows of 4096 into F32, 3 float rows of 8192 into blocks, 12 one
-                    row of 2^21 + 6 floats with the device's rows8_min_log2 lowered to 16 (8 units a
-                    work-item; F16/BF16 in 16-byte pairs, the last pair ending in a partial unit) */
+                    row of 2^21 + 6 floats with the device's rows8_min_log2 lowered to 16 (ct_rows8: 8
+                    units a work-item, the row ending in a partial unit) */
 } cpy_p;
 
 static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {

@@ -53,15 +53,13 @@ ct_status ct_ocl_encode_check_indices(ct_ocl_backend *be, const ct_tensor *idx, 
     return ct_ocl_dispatch(be, a.kid, groups, local);
 }
 
-/* ct_rows8_<t> (eight units a work-item) for float rows, ct_rows8w_<t> (the same with
- * 16-byte loads) for F16/BF16 rows aligned to 16 bytes; CT_OCL_K_COUNT for others. */
-static ct_ocl_kernel_id rows8_kernel_for(ct_type t, unsigned src_align) {
-    const bool wide = src_align >= 16 && getenv("CT_TRY_NO_WIDE") == NULL; /* TEMPORARY: call 35's A/B */
+/* ct_rows8_<t> (eight units a work-item) for float rows; CT_OCL_K_COUNT for others. */
+static ct_ocl_kernel_id rows8_kernel_for(ct_type t) {
     switch (t) {
     case CT_TYPE_F32:
     case CT_TYPE_I32: return CT_OCL_K_ROWS8_F32;
-    case CT_TYPE_F16: return wide ? CT_OCL_K_ROWS8W_F16 : CT_OCL_K_ROWS8_F16;
-    case CT_TYPE_BF16: return wide ? CT_OCL_K_ROWS8W_BF16 : CT_OCL_K_ROWS8_BF16;
+    case CT_TYPE_F16: return CT_OCL_K_ROWS8_F16;
+    case CT_TYPE_BF16: return CT_OCL_K_ROWS8_BF16;
     default: return CT_OCL_K_COUNT;
     }
 }
@@ -161,7 +159,7 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
     ct_ocl_kernel_id use;
     bool staged;
     for (;;) {
-        use = nper <= 4 ? kid : block ? rows_staged_kernel_for(st) : rows8_kernel_for(st, sa);
+        use = nper <= 4 ? kid : block ? rows_staged_kernel_for(st) : rows8_kernel_for(st);
         const size_t nk = (nu + nper - 1) / nper, wg_max = block && 1024 / nper < 256 ? 1024 / nper : 256;
         ct_ocl_rows_wg(nk, ct_ocl_clamp_wg(be, use, wg_max), be->dev->max_work_item_sizes[1], &nth, &nrptg);
         nseg = (nu + nth * nper - 1) / (nth * nper);

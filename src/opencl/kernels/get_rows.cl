@@ -224,46 +224,6 @@ uint ct_rows_ld1_bf16(const __global uchar *s, long e) {
     return as_uint(ct_bf16_to_float(((const __global ushort *)s)[e]));
 }
 
-/* ct_rows8w_<t>: ct_rows8 for F16/BF16 rows with 16-byte loads: a work-item's nper units
- * are nper / 2 pairs (units 2p, 2p + 1, one ushort8 each) a work-group row apart; a pair
- * that reaches past the row's whole units goes unit by unit. The encoder guarantees
- * 16-byte aligned source rows and an even nper. */
-#define CT_ROWS_W_LD_STEP(k)                                                                              \
-    ushort8 w##k = (ushort8)(0);                                                                          \
-    if ((k) < np && 2 * (p0 + (k) * nth) + 1 < nfull) w##k = ((const __global ushort8 *)src)[p0 + (k) * nth];
-
-#define CT_ROWS_W_ST_STEP(k, CVT, LD1)                                                                    \
-    if ((k) < np) {                                                                                       \
-        const long p = p0 + (k) * nth;                                                                    \
-        if (2 * p + 1 < nfull) {                                                                          \
-            ct_rows_st4(dst, 2 * p, CVT(w##k.lo, 2 * p), dtype);                                          \
-            ct_rows_st4(dst, 2 * p + 1, CVT(w##k.hi, 2 * p + 1), dtype);                                  \
-        } else {                                                                                          \
-            for (long u = 2 * p; u <= 2 * p + 1; u++) {                                                   \
-                if (u < nfull) ct_rows_st4(dst, u, CVT(ct_rows_ld4_u16(src, u), u), dtype);               \
-                else if (u == nfull)                                                                      \
-                    for (long e = 4 * u; e < ne0; e++) ct_rows_st1(dst, e, LD1(src, e), dtype);           \
-            }                                                                                             \
-        }                                                                                                 \
-    }
-
-#define CT_ROWS_W_KERNEL(NAME, CVT, LD1)                                                                  \
-    __kernel void NAME(CT_ROWS_ARGS) {                                                                    \
-        CT_ROWS_PROLOGUE                                                                                  \
-        const long np = nper / 2, p0 = (long)seg * nth * np + (long)get_local_id(0);                      \
-        CT_ROWS_W_LD_STEP(0)                                                                              \
-        CT_ROWS_W_LD_STEP(1)                                                                              \
-        CT_ROWS_W_LD_STEP(2)                                                                              \
-        CT_ROWS_W_LD_STEP(3)                                                                              \
-        CT_ROWS_W_ST_STEP(0, CVT, LD1)                                                                    \
-        CT_ROWS_W_ST_STEP(1, CVT, LD1)                                                                    \
-        CT_ROWS_W_ST_STEP(2, CVT, LD1)                                                                    \
-        CT_ROWS_W_ST_STEP(3, CVT, LD1)                                                                    \
-    }
-
-CT_ROWS_W_KERNEL(ct_rows8w_f16, ct_rows_cvt_f16, ct_rows_ld1_f16)
-CT_ROWS_W_KERNEL(ct_rows8w_bf16, ct_rows_cvt_bf16, ct_rows_ld1_bf16)
-
 /* Block rows have no partial unit (whole blocks of 32 or 256). */
 uint ct_rows_ld1_none(const __global uchar *s, long e) { return 0u; }
 
