@@ -78,7 +78,11 @@ static void gen_data(ct_type type, uint8_t *p, size_t n, bool edge) {
     default: break;
     }
     tu_fill_bytes(p, n);
-    /* Keep fp16 scales finite (NaN scales are garbage in, bit patterns vary by device). */
+    /* fp16 scales finite, but with edge values one block in 8 gets a special one (infinities,
+     * NaNs with sign and payload, zeros, a subnormal): the kernels decode with plain
+     * operations and again with the x86 NaN rule only when a NaN comes out, so the second
+     * path needs NaN and infinite scales to run at all (a GPU's own NaNs differ from x86's). */
+    static const uint16_t special[] = {0x7C00u, 0xFC00u, 0x7E00u, 0x7D01u, 0xFE55u, 0x0000u, 0x8000u, 0x0001u};
     static const struct { ct_type t; int offs[2]; } scales[] = {
         {CT_TYPE_Q4_0, {0, -1}},    {CT_TYPE_Q4_1, {0, 2}},  {CT_TYPE_Q5_0, {0, -1}},  {CT_TYPE_Q5_1, {0, 2}},
         {CT_TYPE_Q8_0, {0, -1}},    {CT_TYPE_IQ4_NL, {0, -1}}, {CT_TYPE_Q2_K, {80, 82}}, {CT_TYPE_Q3_K, {108, -1}},
@@ -88,14 +92,21 @@ static void gen_data(ct_type type, uint8_t *p, size_t n, bool edge) {
     for (size_t k = 0; k < sizeof scales / sizeof scales[0]; k++) {
         if (scales[k].t != type) continue;
         for (size_t b = 0; b + ts <= n; b += ts) {
+            const bool odd = edge && tu_rand_below(8) == 0;
             for (int f = 0; f < 2; f++) {
-                if (scales[k].offs[f] >= 0) p[b + (size_t)scales[k].offs[f] + 1] &= 0xBF;
+                if (scales[k].offs[f] < 0) continue;
+                uint8_t *h = p + b + (size_t)scales[k].offs[f];
+                h[1] &= 0xBF;
+                if (odd && tu_rand_below(2) == 0) {
+                    const uint16_t v = special[tu_rand_below((int64_t)(sizeof special / sizeof special[0]))];
+                    memcpy(h, &v, 2);
+                }
             }
         }
     }
     if (type == CT_TYPE_Q8_K) {
         for (size_t b = 0; b + ts <= n; b += ts) {
-            const float d = tu_rand_uniform(-0.01f, 0.01f);
+            const float d = edge && tu_rand_below(8) == 0 ? edge_float() : tu_rand_uniform(-0.01f, 0.01f);
             memcpy(p + b, &d, 4);
         }
     }

@@ -165,7 +165,7 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
         nseg = (nu + nth * nper - 1) / (nth * nper);
         staged = block && rows_staged_fits(be, st, sa, nu, nth, nrptg, nper, nseg);
         if (nper <= 4 || (block ? staged : ct_ocl_kernel_available(be->dev, use))) break;
-        nper = 4;
+        nper = ct_ocl_rows_nper(units, 4, be->dev->rows8_min_log2);
     }
 
     args g = {be, staged ? rows_staged_kernel_for(st) : use, 0, CT_OK};
