@@ -314,12 +314,14 @@ static void test_get_rows(void) {
             if ((variant == 2 || variant == 5) && blck > 1) continue;
             if (variant == 6 && blck == 1) continue;
             rows_p p = {.type = types[t], .ne0 = blck > 1 ? 2 * blck : 33, .variant = variant};
-            for (int i = 0; i < 520; i++) p.idx32[i] = (int32_t)tu_rand_below(variant == 6 ? 1 : 7);
+            for (size_t i = 0; i < sizeof p.idx32 / sizeof p.idx32[0]; i++)
+                p.idx32[i] = (int32_t)tu_rand_below(variant == 6 ? 1 : 7);
             char name[96];
             snprintf(name, sizeof name, "GET_ROWS %s variant %d", ct_type_name(types[t]), variant);
-            ct_ocl_device_of(ocl_dev)->rows8_min_log2 = variant == 8 ? 16 : 20;
+            const unsigned rows8_min = ct_ocl_device_of(ocl_dev)->rows8_min_log2;
+            if (variant == 8) ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
             compare_case(name, build_get_rows, &p, true);
-            ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 20;
+            ct_ocl_device_of(ocl_dev)->rows8_min_log2 = rows8_min;
         }
     }
     for (int bad = 1; bad <= 6; bad++) {
@@ -329,7 +331,7 @@ static void test_get_rows(void) {
                                       CT_TYPE_F32,  CT_TYPE_Q4_K, CT_TYPE_Q5_0};
         static const int bv[6] = {0, 0, 3, 0, 7, 7};
         rows_p p = {.type = bt[bad - 1], .ne0 = bt[bad - 1] == CT_TYPE_F32 ? 33 : 64, .variant = bv[bad - 1]};
-        for (int i = 0; i < 520; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
+        for (size_t i = 0; i < sizeof p.idx32 / sizeof p.idx32[0]; i++) p.idx32[i] = (int32_t)tu_rand_below(7);
         p.idx32[5 * 3 * 2 - 2] = bad % 2 ? 7 : -1; /* (the last batch of 3-d indices): no row may be written */
         char name[64];
         snprintf(name, sizeof name, "GET_ROWS %s variant %d index %s", ct_type_name(p.type), p.variant,
@@ -611,11 +613,12 @@ static void test_cpy(void) {
     }
     cpy_case(CT_TYPE_I16, CT_TYPE_I16, 10);
     cpy_case(CT_TYPE_I32, CT_TYPE_I32, 10);
+    const unsigned rows8_min = ct_ocl_device_of(ocl_dev)->rows8_min_log2;
     ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
     for (size_t i = 0; i < 3; i++) {
         for (size_t j = 0; j < 3; j++) cpy_case(floats[i], floats[j], 12);
     }
-    ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 20;
+    ct_ocl_device_of(ocl_dev)->rows8_min_log2 = rows8_min;
     static const ct_type dups[] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_I16, CT_TYPE_I32};
     for (size_t i = 0; i < sizeof dups / sizeof dups[0]; i++) {
         for (int v = 7; v <= 8; v++) {

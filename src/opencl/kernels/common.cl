@@ -928,6 +928,18 @@ uint ct_iq4nl_best_index(float a, float *q) {
     return (uint)(low ? mu - 1 : mu);
 }
 
+/* Element x of an IQ4_NL block at inverse scale id: its index, and its terms of the
+ * block's two sums, wq * x and wq * q (w = x * x, q its value), in plain operations
+ * (ct_quantize_iq4_nl says why). */
+uint ct_iq4nl_elem(float x, float id, float *wqx, float *wqq) {
+    float q;
+    const uint L = ct_iq4nl_best_index(id * x, &q);
+    const float wq = (x * x) * q;
+    *wqx = wq * x;
+    *wqq = wq * q;
+    return L;
+}
+
 /* No scale search (ntry = -1); max |x| < 1e-15 gives d = 0 and every byte 0x88. The
  * products and sums are plain operations, not the x86 NaN rule's: no NaN's sign or
  * payload reaches the block (an index depends only on whether id * x is NaN, and a NaN
@@ -952,12 +964,10 @@ void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
     float sumqx = 0.0f, sumq2 = 0.0f;
     uchar L[32];
     for (int j = 0; j < 32; j++) {
-        float q;
-        L[j] = (uchar)ct_iq4nl_best_index(id * x[j], &q);
-        const float w = x[j] * x[j];
-        const float wq = w * q;
-        sumqx = sumqx + wq * x[j];
-        sumq2 = sumq2 + wq * q;
+        float wqx, wqq;
+        L[j] = (uchar)ct_iq4nl_elem(x[j], id, &wqx, &wqq);
+        sumqx = sumqx + wqx;
+        sumq2 = sumq2 + wqq;
     }
     const float d = ct_xdiv(sumqx, sumq2);
     /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */
@@ -1212,12 +1222,10 @@ void ct_qt_out_iq4_nl##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s
     uint L[8];                                                                                                         \
     for (int c = 0; c < 8; c++) {                                                                                      \
         const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);                                                           \
-        float q;                                                                                                       \
-        L[c] = ct_iq4nl_best_index(s.s1 * x[c], &q);                                                                   \
-        const float w = x[c] * x[c];                                                                                   \
-        const float wq = w * q;                                                                                        \
-        aux[2 * j] = as_uint(wq * x[c]);                                                                               \
-        aux[2 * j + 1] = as_uint(wq * q);                                                                              \
+        float wqx, wqq;                                                                                                \
+        L[c] = ct_iq4nl_elem(x[c], s.s1, &wqx, &wqq);                                                                  \
+        aux[2 * j] = as_uint(wqx);                                                                                     \
+        aux[2 * j + 1] = as_uint(wqq);                                                                                 \
     }                                                                                                                  \
     uint w = 0;                                                                                                        \
     for (int c = 0; c < 4; c++) w |= (L[c] | (L[c + 4] << 4)) << (8 * c);                                              \
