@@ -95,8 +95,6 @@ int ct_red_sum_n(const float *vals, const int nv, __local float *scratch) {
 #define MM_Q5_K 10
 #define MM_Q6_K 11
 
-__constant float mm_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
-
 float mm_h(const __global uchar *p) { return vload_half(0, (const __global half *)p); }
 
 /* 8 bytes at a 2-byte aligned p (every block field is), as 4 two-byte loads: byte
@@ -181,9 +179,9 @@ float8 mm_deq8(const int t, const __global uchar *x, int g, int n) {
         const __global uchar *b = x + (g >> 2) * 18;
         const float d = mm_h(b);
         const int8 q = mm_nib8(b + 2 + 8 * (s & 1), s & 2);
-        return d * (float8)(mm_kvalues_iq4nl[q.s0], mm_kvalues_iq4nl[q.s1], mm_kvalues_iq4nl[q.s2],
-                            mm_kvalues_iq4nl[q.s3], mm_kvalues_iq4nl[q.s4], mm_kvalues_iq4nl[q.s5],
-                            mm_kvalues_iq4nl[q.s6], mm_kvalues_iq4nl[q.s7]);
+        return d * (float8)(ct_kvalues_iq4nl_f[q.s0], ct_kvalues_iq4nl_f[q.s1], ct_kvalues_iq4nl_f[q.s2],
+                            ct_kvalues_iq4nl_f[q.s3], ct_kvalues_iq4nl_f[q.s4], ct_kvalues_iq4nl_f[q.s5],
+                            ct_kvalues_iq4nl_f[q.s6], ct_kvalues_iq4nl_f[q.s7]);
     }
     case MM_Q4_K:
     case MM_Q5_K: {
@@ -412,7 +410,7 @@ void mm_mv_n(const int t, const int NR0, const int NR1, MM_ARGS) {
     /* IQ4_NL values into scratch (the reduction reuses it after a barrier) */
     __local float *kv = scratch; /* the encoder gives scratch at least 16 floats */
     if (t == MM_IQ4_NL) {
-        for (int l = get_local_id(1) * wg + tid; l < 16; l += wg * get_local_size(1)) kv[l] = mm_kvalues_iq4nl[l];
+        for (int l = get_local_id(1) * wg + tid; l < 16; l += wg * get_local_size(1)) kv[l] = ct_kvalues_iq4nl_f[l];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
@@ -665,7 +663,7 @@ void mm_mm128(const int t, MMT_ARGS) {
     __local float *st0 = as + 12 * lg * MMT_LD + lr, *st1 = as + 4 * lg * MMT_LD + lr;
 
     if (t == MM_IQ4_NL) {
-        if (tid < 16) kv[tid] = mm_kvalues_iq4nl[tid];
+        if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 

@@ -18,8 +18,8 @@
  * neighbouring work-items load neighbouring 16 bytes; its (d, s) pairs sit at
  * nrows * ne10 + r * ne10 / 4 + u * 16 + j * 8.
  *
- * Uses MM_* and mm_kvalues_iq4nl from mul_mat.cl, which the build concatenates
- * before this file (embed.cmake: file name order).
+ * Uses MM_* from mul_mat.cl and ct_kvalues_iq4nl_f from common.cl, which the build
+ * concatenates before this file (embed.cmake: file name order).
  *
  * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
  * staged in local memory by 32-bit words (see "staging"), so the encoder requires
@@ -466,7 +466,7 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
 
     __local char *kv = (__local char *)scratch;
     if (t == MM_IQ4_NL) {
-        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)mm_kvalues_iq4nl[l];
+        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)ct_kvalues_iq4nl_f[l];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
 
