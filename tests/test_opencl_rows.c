@@ -440,7 +440,9 @@ typedef struct cpy_p {
                     last vector, 10 ragged transposes (floats and 2- and 4-byte types), 11 long rows through
                     local memory: 130 block rows of 4096 into F32, 3 float rows of 8192 into blocks, 12 one
                     row of 2^21 + 6 floats with the device's rows8_min_log2 lowered to 16 (ct_rows8: 8
-                    units a work-item, the row ending in a partial unit) */
+                    units a work-item, the row ending in a partial unit), 13 513 float rows of 4096 into
+                    blocks with it lowered to 16 (ct_quant_rows_wide, the last work-group half past the
+                    end) */
 } cpy_p;
 
 static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
@@ -515,6 +517,13 @@ static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
         g->check = dst;
         break;
     }
+    case 13:
+        src = ct_tensor_new_2d(ctx, p->st, 4096, 513);
+        add_fill(g, src, NULL);
+        dst = ct_tensor_new_2d(ctx, p->dt, 4096, 513);
+        add_fill(g, dst, NULL);
+        g->check = dst;
+        break;
     case 12:
         src = ct_tensor_new_1d(ctx, p->st, ((int64_t)1 << 21) + 6);
         add_fill(g, src, NULL);
@@ -617,6 +626,7 @@ static void test_cpy(void) {
     ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
     for (size_t i = 0; i < 3; i++) {
         for (size_t j = 0; j < 3; j++) cpy_case(floats[i], floats[j], 12);
+        for (size_t j = 0; j < sizeof quants / sizeof quants[0]; j++) cpy_case(floats[i], quants[j], 13);
     }
     ct_ocl_device_of(ocl_dev)->rows8_min_log2 = rows8_min;
     static const ct_type dups[] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_I16, CT_TYPE_I32};

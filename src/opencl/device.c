@@ -122,14 +122,17 @@ static bool env_max_size(size_t *out) {
     return true;
 }
 
-/* Whether the device's compiler builds inline PTX dp4a (NVIDIA's OpenCL does, and
- * has no cl_khr_integer_dot_product); asked of NVIDIA platforms only. A failure of
- * any step just leaves the portable integer dot in use. */
+/* Whether the device's compiler builds the inline PTX the kernels use: dp4a (NVIDIA's
+ * OpenCL has no cl_khr_integer_dot_product), and the warp shuffle and warp barrier of the
+ * team quantizers (it has no cl_khr_subgroups either); asked of NVIDIA platforms only. A
+ * failure of any step just leaves the portable code in use. */
 static bool probe_nv_dp4a(ct_ocl_device *d) {
     if (!strstr(d->platform_name, "NVIDIA")) return false;
-    static const char *src = "__kernel void ct_probe(__global int *o) { int r;\n"
+    static const char *src = "__kernel void ct_probe(__global int *o) { int r, s;\n"
                              "asm(\"dp4a.s32.s32 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(o[0]), \"r\"(o[1]), \"r\"(0));\n"
-                             "o[2] = r; }\n";
+                             "asm volatile(\"shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;\" : \"=r\"(s) : \"r\"(r));\n"
+                             "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n"
+                             "o[2] = s; }\n";
     cl_int err;
     cl_program prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
                                     clCreateProgramWithSource(d->context, 1, &src, NULL, &err));

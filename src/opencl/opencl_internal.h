@@ -126,7 +126,7 @@ typedef struct ct_ocl_device {
     ct_device_type type;
     unsigned features; /* CT_OCL_FEAT_* */
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
-    bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
+    bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a, shfl.sync, bar.warp.sync (probed) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     bool has_cmdbuf;           /* cl_khr_command_buffer, usable with our queue: cmdbuf is filled */
     ct_cl_cmdbuf_api cmdbuf;
@@ -155,8 +155,9 @@ typedef struct ct_ocl_device {
     int program_builds;                     /* successful loads (source or cache), for tests */
     size_t kernel_wg_size[CT_OCL_K_COUNT];  /* CL_KERNEL_WORK_GROUP_SIZE; 0 until queried */
     char *test_build_options;               /* test hook: appended to the build options */
-    unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (ops_rows.h): 20;
-                                tests lower it to reach ct_rows8 with small tensors */
+    unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (ops_rows.h), and
+                                quantizing ones at 4 blocks a team: 20; tests lower it to reach
+                                ct_rows8 and ct_quant_rows_wide with small tensors */
 } ct_ocl_device;
 
 static inline ct_ocl_device *ct_ocl_device_of(const ct_device *dev) { return (ct_ocl_device *)dev->context; }

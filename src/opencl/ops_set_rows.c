@@ -31,28 +31,37 @@ bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     return ct_set_rows_types_supported(op);
 }
 
-/* The kernel (its variant that writes through local memory when staged), and the
- * blocks a team quantizes (NPER of kernels/set_rows.cl's instances). */
-static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, bool staged, size_t *nper) {
-    *nper = 2;
+/* ct_quant_rows_<t> (kernels/set_rows.cl) writes blocks straight out; its staged variant
+ * through local memory; its wide variant, staged, takes CT_OCL_QT_NPER_WIDE blocks a team. */
+enum { QT_PLAIN, QT_STAGED, QT_WIDE };
+
+/* The kernel of a variant (CT_OCL_K_COUNT: none) and the blocks a team quantizes (NPER
+ * of its instance). */
+static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, int variant, size_t *nper) {
+    *nper = variant == QT_WIDE ? CT_OCL_QT_NPER_WIDE : CT_OCL_QT_NPER;
+#define QT_PICK(T)                                                                                    \
+    variant == QT_WIDE ? CT_OCL_K_QUANT_ROWS_WIDE_##T                                                 \
+                       : variant == QT_STAGED ? CT_OCL_K_QUANT_ROWS_STAGED_##T : CT_OCL_K_QUANT_ROWS_##T
     switch (t) {
-    case CT_TYPE_Q8_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q8_0 : CT_OCL_K_QUANT_ROWS_Q8_0;
-    case CT_TYPE_Q4_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q4_0 : CT_OCL_K_QUANT_ROWS_Q4_0;
-    case CT_TYPE_Q4_1: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q4_1 : CT_OCL_K_QUANT_ROWS_Q4_1;
-    case CT_TYPE_Q5_0: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q5_0 : CT_OCL_K_QUANT_ROWS_Q5_0;
-    case CT_TYPE_Q5_1: return staged ? CT_OCL_K_QUANT_ROWS_STAGED_Q5_1 : CT_OCL_K_QUANT_ROWS_Q5_1;
-    case CT_TYPE_IQ4_NL:
+    case CT_TYPE_Q8_0: return QT_PICK(Q8_0);
+    case CT_TYPE_Q4_0: return QT_PICK(Q4_0);
+    case CT_TYPE_Q4_1: return QT_PICK(Q4_1);
+    case CT_TYPE_Q5_0: return QT_PICK(Q5_0);
+    case CT_TYPE_Q5_1: return QT_PICK(Q5_1);
+    case CT_TYPE_IQ4_NL: /* one block a team: its local sums take the space */
         *nper = 1;
-        return staged ? CT_OCL_K_QUANT_ROWS_STAGED_IQ4_NL : CT_OCL_K_QUANT_ROWS_IQ4_NL;
+        if (variant == QT_WIDE) return CT_OCL_K_COUNT;
+        return variant == QT_STAGED ? CT_OCL_K_QUANT_ROWS_STAGED_IQ4_NL : CT_OCL_K_QUANT_ROWS_IQ4_NL;
     default: return CT_OCL_K_COUNT;
     }
+#undef QT_PICK
 }
 
 ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done) {
     *done = false;
     const ct_type st = j->src->type;
     size_t nper;
-    ct_ocl_kernel_id kid = quant_rows_kernel_for(j->dst->type, false, &nper);
+    ct_ocl_kernel_id kid = quant_rows_kernel_for(j->dst->type, QT_PLAIN, &nper);
     if (kid == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, kid) || j->ne0 % 32 != 0) return CT_OK;
     if (st != CT_TYPE_F32 && st != CT_TYPE_F16 && st != CT_TYPE_BF16) return CT_OK;
     /* a work-item loads 4 source elements at once; blocks are written 2 bytes at a time */
@@ -61,19 +70,29 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     ct_status status = ct_ocl_rows_job_align(be, j, 0, &sa, &da);
     if (status != CT_OK) return status;
     if (sa < vs || da < 2) return CT_OK;
-    /* teams of 4 work-items, the local arrays sized for CT_OCL_QT_WG */
-    const size_t wg = ct_ocl_clamp_wg(be, kid, CT_OCL_QT_WG) & ~(size_t)3;
-    if (wg < 4) return CT_OK;
+    /* slices of 32 work-items (8 teams of 4), the local arrays sized for CT_OCL_QT_WG */
+    const size_t wg = ct_ocl_clamp_wg(be, kid, CT_OCL_QT_WG) & ~(size_t)(CT_OCL_QT_SLICE - 1);
+    if (wg < CT_OCL_QT_SLICE) return CT_OK;
 
     const int64_t nkr = j->ne0 / 32;
-    const size_t per_group = (wg / 4) * nper;
-    /* whole groups in a row, 16-byte aligned spans: the blocks go out through local memory
-     * (wg >= 128: the kernel's CT_QT_STORE_ROUNDS), when that kernel takes wg work-items */
-    const ct_ocl_kernel_id staged = quant_rows_kernel_for(j->dst->type, true, &nper);
-    if (da >= 16 && wg >= 128 && (size_t)nkr % per_group == 0 && per_group * ct_type_size(j->dst->type) % 16 == 0 &&
-        ct_ocl_kernel_available(be->dev, staged) && ct_ocl_clamp_wg(be, staged, wg) == wg) {
-        kid = staged;
+    const size_t nblk = (size_t)j->n1 * (size_t)nkr;
+    /* whole slices in a row, 16-byte aligned slice spans: the blocks go out through local
+     * memory, when that kernel takes wg work-items; the wide kernel for jobs of at least
+     * 2^rows8_min_log2 of its work-items (as ct_rows8: fewer leave too few waves of groups) */
+    for (int v = QT_WIDE; v >= QT_STAGED; v--) {
+        size_t vn;
+        const ct_ocl_kernel_id kv = quant_rows_kernel_for(j->dst->type, v, &vn);
+        const size_t per_slice = CT_OCL_QT_SLICE / 4 * vn;
+        if (kv == CT_OCL_K_COUNT || da < 16 || (size_t)nkr % per_slice != 0 ||
+            per_slice * ct_type_size(j->dst->type) % 16 != 0 || !ct_ocl_kernel_available(be->dev, kv) ||
+            ct_ocl_clamp_wg(be, kv, wg) != wg)
+            continue;
+        if (v == QT_WIDE && nblk * 4 / vn < ((size_t)1 << be->dev->rows8_min_log2)) continue;
+        kid = kv;
+        nper = vn;
+        break;
     }
+    const size_t per_group = (wg / 4) * nper;
     args g = {be, kid, 0, CT_OK};
     arg_tensor(&g, j->src, "src0");
     if (j->idx) arg_tensor(&g, j->idx, "src1");
@@ -89,7 +108,6 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     else arg_no_flag(&g);
     if (g.st != CT_OK) return g.st;
     *done = true;
-    const size_t nblk = (size_t)j->n1 * (size_t)nkr;
     const size_t local[3] = {wg, 1, 1};
     const size_t groups[3] = {(nblk + per_group - 1) / per_group, (size_t)j->n2, (size_t)j->n3};
     return ct_ocl_dispatch(be, kid, groups, local);

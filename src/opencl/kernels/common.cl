@@ -928,15 +928,45 @@ uint ct_iq4nl_best_index(float a, float *q) {
     return (uint)(low ? mu - 1 : mu);
 }
 
-/* Element x of an IQ4_NL block at inverse scale id: its index, and its terms of the
- * block's two sums, wq * x and wq * q (w = x * x, q its value), in plain operations
- * (ct_quantize_iq4_nl says why). */
-uint ct_iq4nl_elem(float x, float id, float *wqx, float *wqq) {
-    float q;
-    const uint L = ct_iq4nl_best_index(id * x, &q);
+/* ct_iq4nl_best_index by a table of 256 words: the boundaries v[k] are integers, so
+ * !(a < v[k]) is floor(a) >= v[k], and floor(a) clamped to -128..127 (NaN: 127, where
+ * every condition holds) picks mu and the two candidates. ct_iq4nl_tab_entry(t) is the
+ * word for floor(a) = t: mu | lo << 8 | hi << 16 (the candidates as signed bytes). */
+uint ct_iq4nl_tab_entry(int t) {
+    int mu = 1;
+    float lo = ct_kvalues_iq4nl_f[0], hi = ct_kvalues_iq4nl_f[1];
+    for (int k = 1; k < 15; k++) {
+        if ((float)t >= ct_kvalues_iq4nl_f[k]) {
+            mu++;
+            lo = ct_kvalues_iq4nl_f[k];
+            hi = ct_kvalues_iq4nl_f[k + 1];
+        }
+    }
+    return (uint)mu | ((uint)(uchar)(char)lo << 8) | ((uint)(uchar)(char)hi << 16);
+}
+
+uint ct_iq4nl_best_index_tab(float a, float *q, __local const uint *tab) {
+    const int t = isnan(a) ? 127 : clamp(convert_int_sat_rtn(a), -128, 127);
+    const uint e = tab[t + 128];
+    const float lo = (float)as_char((uchar)(e >> 8)), hi = (float)as_char((uchar)(e >> 16));
+    const bool low = a - lo < hi - a;
+    *q = low ? lo : hi;
+    return (e & 0xFFu) - (low ? 1u : 0u);
+}
+
+/* Element x's terms of an IQ4_NL block's two sums, wq * x and wq * q (w = x * x, q its
+ * value), in plain operations (ct_quantize_iq4_nl says why). */
+void ct_iq4nl_terms(float x, float q, float *wqx, float *wqq) {
     const float wq = (x * x) * q;
     *wqx = wq * x;
     *wqq = wq * q;
+}
+
+/* Element x of an IQ4_NL block at inverse scale id: its index and its sum terms. */
+uint ct_iq4nl_elem(float x, float id, float *wqx, float *wqq) {
+    float q;
+    const uint L = ct_iq4nl_best_index(id * x, &q);
+    ct_iq4nl_terms(x, q, wqx, wqq);
     return L;
 }
 
@@ -992,16 +1022,16 @@ void ct_quantize_block(int t, const float *x, __global uchar *y) {
  *
  * Work-item `lane` (0..3) of a team holds xa = elements 4*lane .. 4*lane+3 of the block
  * and xb = elements 16+4*lane .. 16+4*lane+3: the pairs (j, j+16) that share a quant
- * byte, so no lane needs another's values to write its bytes. A kernel runs, with
- * barriers where marked (every work-item of the group takes part; a team whose block is
- * not written passes any x):
- *   1. p[lane] = ct_qt_stat_<t>(xa), p[lane+4] = ct_qt_stat_<t>(xb)   the partials of the
- *      8 runs of 4 elements, into local memory; barrier;
- *   2. s = ct_qt_scale_<t>(p), combining the partials in element order; then
- *      ct_qt_out_<t>(y, lane, xa, xb, s, aux) writes this lane's quant bytes and leaves in
- *      aux what lane 0 needs (CT_QT_AUX_<t> words: Q5's high bits, IQ4_NL's sum terms);
- *      a barrier when CT_QT_AUX_<t> > 0;
- *   3. lane 0: ct_qt_fin_<t>(y, aux, s) writes the scales (and qh).
+ * byte, so no lane needs another's values to write its bytes. A kernel (set_rows.cl):
+ *   1. takes the statistics of its two runs of 4, ct_qt_stat_<t>(xa) and (xb), and joins
+ *      them with the team's in element order: ct_qt_join_<t>(earlier, later) is
+ *      associative, so lanes exchange partials pairwise (lane ^ 1, then lane ^ 2) and
+ *      every lane ends with the statistic of runs 0..3 and of runs 4..7, joined last;
+ *   2. s = ct_qt_scale_<t>(statistic); ct_qt_out_<t>(y, lane, xa, xb, s, aux) writes this
+ *      lane's quant bytes and returns its bits of Q5's qh (OR-ed across the team), or
+ *      leaves in aux what lane 0 needs (CT_QT_AUX_<t> float2: IQ4_NL's sum terms), then a
+ *      barrier when CT_QT_AUX_<t> > 0;
+ *   3. lane 0: ct_qt_fin_<t>(y, aux, s, qh) writes the scales (and qh).
  * Each statistic is the sequential one of ct_quantize_<t> (the same comparisons, first
  * occurrence winning ties, NaN rules), and every later expression is the sequential one:
  * the bytes are ct_quantize_<t>'s. y must be 2-byte aligned. */
@@ -1052,95 +1082,121 @@ float2 ct_qt_stat_minmax(float4 x) {
 #define ct_qt_stat_q4_1 ct_qt_stat_minmax
 #define ct_qt_stat_q5_1 ct_qt_stat_minmax
 
-float2 ct_qt_comb_absmax(__local const float2 *p) {
-    float2 a = (float2)(0.0f, 0.0f);
-    for (int i = 0; i < 8; i++) {
-        const float2 q = p[i];
-        if (a.x < q.x) a = q;
-    }
-    return a;
+/* Q8_0: the running max of a then b. A constant b wins; else max(m_a, m_b) (the
+ * reference's a > b ? a : b, which drops a NaN m_a, as a NaN running value is) keeps
+ * a's kind. The maxima of runs without NaN are never NaN, so the order of joins does not
+ * matter. */
+float2 ct_qt_join_q8_0(float2 a, float2 b) {
+    if (as_uint(b.x) & 0x80000000u) return b;
+    const float ma = as_float(as_uint(a.x) & 0x7FFFFFFFu);
+    const float m = ma > b.x ? ma : b.x;
+    return (float2)(as_float(as_uint(m) | (as_uint(a.x) & 0x80000000u)), 0.0f);
 }
 
-float2 ct_qt_comb_minmax(__local const float2 *p) {
-    float min = FLT_MAX, max = -FLT_MAX;
-    for (int i = 0; i < 8; i++) {
-        const float2 q = p[i];
-        if (q.x < min) min = q.x;
-        if (q.y > max) max = q.y;
-    }
-    return (float2)(min, max);
-}
+/* The first of the largest |x| (amax is never NaN; amax 0 comes with max +0). */
+float2 ct_qt_join_absmax(float2 a, float2 b) { return a.x < b.x ? b : a; }
 
-/* s = (d, id, min, unused) */
-float4 ct_qt_scale_q8_0(__local const float2 *p) {
-    float amax = 0.0f;
-    for (int i = 0; i < 8; i++) {
-        const uint u = as_uint(p[i].x);
-        const float v = as_float(u & 0x7FFFFFFFu);
-        amax = (u & 0x80000000u) ? v : (amax > v ? amax : v);
-    }
+/* The first minimum and the first maximum (neither is NaN). */
+float2 ct_qt_join_minmax(float2 a, float2 b) { return (float2)(b.x < a.x ? b.x : a.x, b.y > a.y ? b.y : a.y); }
+
+/* The words of a statistic (x 1, y 2) that carry it, the only ones warp shuffles move:
+ * Q8_0's x; the absmax types' y (the signed value: x = |y|); both of (min, max). */
+#define CT_QT_XWORDS_q8_0 1
+#define CT_QT_XWORDS_q4_0 2
+#define CT_QT_XWORDS_q5_0 2
+#define CT_QT_XWORDS_iq4_nl 2
+#define CT_QT_XWORDS_q4_1 3
+#define CT_QT_XWORDS_q5_1 3
+
+/* A statistic from its CT_QT_XWORDS_<t> words (the others any value). */
+float2 ct_qt_rebuild_q8_0(float2 a) { return (float2)(a.x, 0.0f); }
+float2 ct_qt_rebuild_absmax(float2 a) { return (float2)(fabs(a.y), a.y); }
+float2 ct_qt_rebuild_minmax(float2 a) { return a; }
+#define ct_qt_rebuild_q4_0 ct_qt_rebuild_absmax
+#define ct_qt_rebuild_q5_0 ct_qt_rebuild_absmax
+#define ct_qt_rebuild_iq4_nl ct_qt_rebuild_absmax
+#define ct_qt_rebuild_q4_1 ct_qt_rebuild_minmax
+#define ct_qt_rebuild_q5_1 ct_qt_rebuild_minmax
+
+#define ct_qt_join_q4_0 ct_qt_join_absmax
+#define ct_qt_join_q5_0 ct_qt_join_absmax
+#define ct_qt_join_iq4_nl ct_qt_join_absmax
+#define ct_qt_join_q4_1 ct_qt_join_minmax
+#define ct_qt_join_q5_1 ct_qt_join_minmax
+
+/* s = (d, id, min, unused), from the block's joined statistic c */
+float4 ct_qt_scale_q8_0(float2 c) {
+    /* the running max from 0: a constant, or max(0, m) = m */
+    const float amax = as_float(as_uint(c.x) & 0x7FFFFFFFu);
     const float d = ct_xdiv(amax, 127.0f);
     const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
     return (float4)(d, id, 0.0f, 0.0f);
 }
 
-float4 ct_qt_scale_q4_0(__local const float2 *p) {
-    const float d = ct_xdiv(ct_qt_comb_absmax(p).y, -8.0f);
+float4 ct_qt_scale_q4_0(float2 c) {
+    const float d = ct_xdiv(c.y, -8.0f);
     const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
     return (float4)(d, id, 0.0f, 0.0f);
 }
 
-float4 ct_qt_scale_q5_0(__local const float2 *p) {
-    const float d = ct_xdiv(ct_qt_comb_absmax(p).y, -16.0f);
+float4 ct_qt_scale_q5_0(float2 c) {
+    const float d = ct_xdiv(c.y, -16.0f);
     const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
     return (float4)(d, id, 0.0f, 0.0f);
 }
 
-float4 ct_qt_scale_q4_1(__local const float2 *p) {
-    const float2 mm = ct_qt_comb_minmax(p);
-    const float d = ct_xdiv(ct_xsub(mm.y, mm.x), 15.0f);
+float4 ct_qt_scale_q4_1(float2 c) {
+    const float d = ct_xdiv(ct_xsub(c.y, c.x), 15.0f);
     const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
-    return (float4)(d, id, mm.x, 0.0f);
+    return (float4)(d, id, c.x, 0.0f);
 }
 
-float4 ct_qt_scale_q5_1(__local const float2 *p) {
-    const float2 mm = ct_qt_comb_minmax(p);
-    const float d = ct_xdiv(ct_xsub(mm.y, mm.x), 31.0f);
+float4 ct_qt_scale_q5_1(float2 c) {
+    const float d = ct_xdiv(ct_xsub(c.y, c.x), 31.0f);
     const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
-    return (float4)(d, id, mm.x, 0.0f);
+    return (float4)(d, id, c.x, 0.0f);
 }
 
 /* IQ4_NL: s = (unused, id, 1 when max |x| < 1e-15, unused). */
-float4 ct_qt_scale_iq4_nl(__local const float2 *p) {
-    const float2 a = ct_qt_comb_absmax(p);
-    if (a.x < 1e-15f) return (float4)(0.0f, 0.0f, 1.0f, 0.0f);
-    const float d0 = ct_xdiv(a.y, -127.0f);
+float4 ct_qt_scale_iq4_nl(float2 c) {
+    if (c.x < 1e-15f) return (float4)(0.0f, 0.0f, 1.0f, 0.0f);
+    const float d0 = ct_xdiv(c.y, -127.0f);
     return (float4)(0.0f, ct_xdiv(1.0f, d0), 0.0f, 0.0f);
 }
 
 #define CT_QT_AUX_q8_0 0
 #define CT_QT_AUX_q4_0 0
 #define CT_QT_AUX_q4_1 0
-#define CT_QT_AUX_q5_0 4
-#define CT_QT_AUX_q5_1 4
-#define CT_QT_AUX_iq4_nl 64
+#define CT_QT_AUX_q5_0 0
+#define CT_QT_AUX_q5_1 0
+/* IQ4_NL: element j's two sum terms in aux[j]; 33, odd, so that the lanes 0 of a warp's
+ * teams read different banks (with 32 float2 a team, all 8 read one bank: 8 times slower) */
+#define CT_QT_AUX_iq4_nl 33
+
+/* Words of the IQ4_NL index table (ct_iq4nl_tab_entry) a work-group fills first. */
+#define CT_QT_TAB_q8_0 0
+#define CT_QT_TAB_q4_0 0
+#define CT_QT_TAB_q4_1 0
+#define CT_QT_TAB_q5_0 0
+#define CT_QT_TAB_q5_1 0
+#define CT_QT_TAB_iq4_nl 256
 
 /* The writers of steps 2 and 3, for a destination in address space AS (function suffix
  * SFX): _g for __global, _l for __local (a work-group's staged output). ct_sta_u32 stores
  * 4 bytes at a 2-byte aligned address.
  *   Q4: (uchar)(xi0 | (xi1 << 4)): xi0's high bits stay, as in the reference.
  *   Q5: qs from the low nibbles; bit 4 of element j's value is bit j of qh, of which each
- *       lane leaves its 8 bits in aux[lane].
+ *       lane returns its 8 bits (0 from the other types' writers).
  *   IQ4_NL: the index search is per element, so lanes do it in parallel; the two sums are
  *       sequential in the reference, so each lane leaves its terms (wq*x, wq*q) of element
- *       j in aux[2j], aux[2j+1] and lane 0 adds all 32 in element order (plain operations,
+ *       j in aux[j] and lane 0 adds all 32 in element order (plain operations,
  *       as ct_quantize_iq4_nl says why). */
 #define CT_QT_OUT_DEFS(AS, SFX)                                                                                        \
 void ct_sta_u32##SFX(AS uchar *p, uint v) {                                                                            \
     *(AS ushort *)p = (ushort)v;                                                                                       \
     *(AS ushort *)(p + 2) = (ushort)(v >> 16);                                                                         \
 }                                                                                                                      \
-void ct_qt_out_q8_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+uint ct_qt_out_q8_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local float2 *aux, __local const uint *tab) { \
     const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
     uint wa = 0, wb = 0;                                                                                               \
     for (int c = 0; c < 4; c++) {                                                                                      \
@@ -1149,11 +1205,12 @@ void ct_qt_out_q8_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, 
     }                                                                                                                  \
     ct_sta_u32##SFX(y + 2 + 4 * lane, wa);                                                                             \
     ct_sta_u32##SFX(y + 18 + 4 * lane, wb);                                                                            \
+    return 0;                                                                                                          \
 }                                                                                                                      \
-void ct_qt_fin_q8_0##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+void ct_qt_fin_q8_0##SFX(AS uchar *y, __local const float2 *aux, float4 s, uint qh) {                                  \
     *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
 }                                                                                                                      \
-void ct_qt_out_q4_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+uint ct_qt_out_q4_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local float2 *aux, __local const uint *tab) { \
     const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
     uint w = 0;                                                                                                        \
     for (int c = 0; c < 4; c++) {                                                                                      \
@@ -1162,11 +1219,12 @@ void ct_qt_out_q4_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, 
         w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);                                                                  \
     }                                                                                                                  \
     ct_sta_u32##SFX(y + 2 + 4 * lane, w);                                                                              \
+    return 0;                                                                                                          \
 }                                                                                                                      \
-void ct_qt_fin_q4_0##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+void ct_qt_fin_q4_0##SFX(AS uchar *y, __local const float2 *aux, float4 s, uint qh) {                                  \
     *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
 }                                                                                                                      \
-void ct_qt_out_q4_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+uint ct_qt_out_q4_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local float2 *aux, __local const uint *tab) { \
     const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
     uint w = 0;                                                                                                        \
     for (int c = 0; c < 4; c++) {                                                                                      \
@@ -1175,12 +1233,13 @@ void ct_qt_out_q4_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, 
         w |= ((xi0 | (xi1 << 4)) & 0xFFu) << (8 * c);                                                                  \
     }                                                                                                                  \
     ct_sta_u32##SFX(y + 4 + 4 * lane, w);                                                                              \
+    return 0;                                                                                                          \
 }                                                                                                                      \
-void ct_qt_fin_q4_1##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+void ct_qt_fin_q4_1##SFX(AS uchar *y, __local const float2 *aux, float4 s, uint qh) {                                  \
     *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
     *(AS ushort *)(y + 2) = ct_float_to_half(s.s2);                                                                    \
 }                                                                                                                      \
-void ct_qt_out_q5_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+uint ct_qt_out_q5_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local float2 *aux, __local const uint *tab) { \
     const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
     uint w = 0, qh = 0;                                                                                                \
     for (int c = 0; c < 4; c++) {                                                                                      \
@@ -1190,13 +1249,13 @@ void ct_qt_out_q5_0##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, 
         qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));                \
     }                                                                                                                  \
     ct_sta_u32##SFX(y + 6 + 4 * lane, w);                                                                              \
-    aux[lane] = qh;                                                                                                    \
+    return qh;                                                                                                         \
 }                                                                                                                      \
-void ct_qt_fin_q5_0##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+void ct_qt_fin_q5_0##SFX(AS uchar *y, __local const float2 *aux, float4 s, uint qh) {                                  \
     *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
-    ct_sta_u32##SFX(y + 2, aux[0] | aux[1] | aux[2] | aux[3]);                                                         \
+    ct_sta_u32##SFX(y + 2, qh);                                                                                        \
 }                                                                                                                      \
-void ct_qt_out_q5_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                   \
+uint ct_qt_out_q5_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local float2 *aux, __local const uint *tab) { \
     const float a[4] = {xa.s0, xa.s1, xa.s2, xa.s3}, b[4] = {xb.s0, xb.s1, xb.s2, xb.s3};                              \
     uint w = 0, qh = 0;                                                                                                \
     for (int c = 0; c < 4; c++) {                                                                                      \
@@ -1206,38 +1265,39 @@ void ct_qt_out_q5_1##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, 
         qh |= (((xi0 & 0x10u) >> 4) << (4 * lane + c)) | (((xi1 & 0x10u) >> 4) << (16 + 4 * lane + c));                \
     }                                                                                                                  \
     ct_sta_u32##SFX(y + 8 + 4 * lane, w);                                                                              \
-    aux[lane] = qh;                                                                                                    \
+    return qh;                                                                                                         \
 }                                                                                                                      \
-void ct_qt_fin_q5_1##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                             \
+void ct_qt_fin_q5_1##SFX(AS uchar *y, __local const float2 *aux, float4 s, uint qh) {                                  \
     *(AS ushort *)y = ct_float_to_half(s.s0);                                                                          \
     *(AS ushort *)(y + 2) = ct_float_to_half(s.s2);                                                                    \
-    ct_sta_u32##SFX(y + 4, aux[0] | aux[1] | aux[2] | aux[3]);                                                         \
+    ct_sta_u32##SFX(y + 4, qh);                                                                                        \
 }                                                                                                                      \
-void ct_qt_out_iq4_nl##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local uint *aux) {                 \
+uint ct_qt_out_iq4_nl##SFX(AS uchar *y, int lane, float4 xa, float4 xb, float4 s, __local float2 *aux, __local const uint *tab) { \
     if (s.s2 != 0.0f) {                                                                                                \
         ct_sta_u32##SFX(y + 2 + 4 * lane, 0x88888888u); /* every index 8 */                                            \
-        return;                                                                                                        \
+        return 0;                                                                                                      \
     }                                                                                                                  \
     const float x[8] = {xa.s0, xa.s1, xa.s2, xa.s3, xb.s0, xb.s1, xb.s2, xb.s3};                                       \
     uint L[8];                                                                                                         \
     for (int c = 0; c < 8; c++) {                                                                                      \
         const int j = (c < 4 ? 0 : 16) + 4 * lane + (c & 3);                                                           \
-        float wqx, wqq;                                                                                                \
-        L[c] = ct_iq4nl_elem(x[c], s.s1, &wqx, &wqq);                                                                  \
-        aux[2 * j] = as_uint(wqx);                                                                                     \
-        aux[2 * j + 1] = as_uint(wqq);                                                                                 \
+        float q, wqx, wqq;                                                                                             \
+        L[c] = ct_iq4nl_best_index_tab(s.s1 * x[c], &q, tab);                                                          \
+        ct_iq4nl_terms(x[c], q, &wqx, &wqq);                                                                           \
+        aux[j] = (float2)(wqx, wqq);                                                                                   \
     }                                                                                                                  \
     uint w = 0;                                                                                                        \
     for (int c = 0; c < 4; c++) w |= (L[c] | (L[c + 4] << 4)) << (8 * c);                                              \
     ct_sta_u32##SFX(y + 2 + 4 * lane, w);                                                                              \
+    return 0;                                                                                                          \
 }                                                                                                                      \
-void ct_qt_fin_iq4_nl##SFX(AS uchar *y, __local const uint *aux, float4 s) {                                           \
+void ct_qt_fin_iq4_nl##SFX(AS uchar *y, __local const float2 *aux, float4 s, uint qh) {                                \
     ushort h = 0; /* ct_float_to_half(0.0f), for blocks below 1e-15 */                                                 \
     if (s.s2 == 0.0f) {                                                                                                \
         float sumqx = 0.0f, sumq2 = 0.0f;                                                                              \
         for (int j = 0; j < 32; j++) {                                                                                 \
-            sumqx = sumqx + as_float(aux[2 * j]);                                                                      \
-            sumq2 = sumq2 + as_float(aux[2 * j + 1]);                                                                  \
+            sumqx = sumqx + aux[j].x;                                                                                  \
+            sumq2 = sumq2 + aux[j].y;                                                                                  \
         }                                                                                                              \
         const float d = ct_xdiv(sumqx, sumq2);                                                                         \
         /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */                                  \

@@ -80,17 +80,71 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
  *
  * ct_quant_rows_<t>: rows of nkr 32-blocks, each block quantized by a team of 4
  * work-items, each loading 4 floats from each half of the block (common.cl's ct_qt_*).
- * Work-group g takes NPER * nteam consecutive blocks of the slice's (row, block) sequence,
- * nteam at a time, so each step of a group reads one contiguous stretch of the source.
- * Rows map as in ct_rows4 (get_rows.cl), mode CT_ROWS_CPY or CT_ROWS_SET. The source
- * (stype F32, F16 or BF16) has packed rows aligned to 16 bytes (F32) or 8; the destination
- * is 2-byte aligned; the local size is a multiple of 4, at most CT_QT_WG. Local memory
- * stays under 22 KB (IQ4_NL, NPER 1, staged), within every full-profile device's 32 KB. */
+ * Teams come in slices of 8 (32 work-items, a warp on NVIDIA): slice g of the grid takes
+ * NPER * 8 consecutive blocks of the slice's (row, block) sequence, 8 at a time, so each
+ * step of a slice reads one contiguous stretch of the source. Rows map as in ct_rows4
+ * (get_rows.cl), mode CT_ROWS_CPY or CT_ROWS_SET. The source (stype F32, F16 or BF16) has
+ * packed rows aligned to 16 bytes (F32) or 8; the destination is 2-byte aligned; the
+ * local size is a multiple of 32, at most CT_QT_WG. Local memory stays under 25 KB (the
+ * wide kernels and IQ4_NL without shuffles), within every full-profile device's 32 KB.
+ *
+ * The lanes of a team exchange statistics (and Q5's qh bits) in two butterfly steps. On
+ * NVIDIA (PTX) they are warp shuffles and a slice's local memory needs only a warp
+ * barrier, so the kernel has no work-group barrier; elsewhere the exchange goes through
+ * local memory and every sync is a work-group barrier (every work-item reaches each:
+ * blocks past the end are quantized from the last block and not written). */
 #define CT_QT_WG 256
+#define CT_QT_SLICE 32 /* work-items of a slice: 8 teams */
+#define CT_QT_NPER 2   /* blocks a team, but IQ4_NL's 1 (its local sums take the space) */
+#define CT_QT_NPER_WIDE 4 /* ct_quant_rows_wide_<t>, for large jobs */
+
+#if CT_HAS_NV_DP4A /* the probe built shfl.sync and bar.warp.sync too */
+#define CT_QT_SHFL 1
+/* v of lane ^ m of this warp (m = 1, 2: a lane of the same team) */
+uint ct_qt_shfl_xor(uint v, int m) {
+    uint r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(m));
+    return r;
+}
+/* the warp's local-memory stores before it are seen by its loads after it */
+#define CT_QT_SLICE_SYNC() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#else
+#define CT_QT_SHFL 0
+#define CT_QT_SLICE_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
+#endif
+
+/* O[k] = V[k] (k < NPER, uint4 arrays) of work-item lid ^ M, in the words WORDS names
+ * (1: .s0 and .s2, 2: .s1 and .s3; the others keep V's): by shuffles, or through the
+ * local array XBUF (its first barrier orders the previous step's reads). */
+#if CT_QT_SHFL
+#define CT_QT_XCHG(O, V, M, NPER, XBUF, WORDS)                                                            \
+    for (int k_ = 0; k_ < (NPER); k_++) {                                                                 \
+        O[k_] = V[k_];                                                                                    \
+        if ((WORDS) & 1) {                                                                                \
+            O[k_].s0 = ct_qt_shfl_xor(V[k_].s0, M);                                                       \
+            O[k_].s2 = ct_qt_shfl_xor(V[k_].s2, M);                                                       \
+        }                                                                                                 \
+        if ((WORDS) & 2) {                                                                                \
+            O[k_].s1 = ct_qt_shfl_xor(V[k_].s1, M);                                                       \
+            O[k_].s3 = ct_qt_shfl_xor(V[k_].s3, M);                                                       \
+        }                                                                                                 \
+    }
+#else
+#define CT_QT_XCHG(O, V, M, NPER, XBUF, WORDS)                                                            \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
+    for (int k_ = 0; k_ < (NPER); k_++) XBUF[k_ * CT_QT_WG + lid] = V[k_];                                \
+    barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
+    for (int k_ = 0; k_ < (NPER); k_++) {                                                                 \
+        const uint4 p_ = XBUF[k_ * CT_QT_WG + (lid ^ (M))];                                               \
+        O[k_] = V[k_];                                                                                    \
+        if ((WORDS) & 1) O[k_].s02 = p_.s02;                                                              \
+        if ((WORDS) & 2) O[k_].s13 = p_.s13;                                                              \
+    }
+#endif
 
 #define CT_QUANT_ROWS_ARGS                                                                                \
-    __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
-        ulong d_offs, long nkr, long nr1, ulong nb01, ulong nb02, ulong nb03, ulong nb1, ulong nb2,        \
+    __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d,  \
+        ulong d_offs, long nkr, long nr1, ulong nb01, ulong nb02, ulong nb03, ulong nb1, ulong nb2,       \
         ulong nb3, int mode, int is64, long ne11, long ne12, ulong nb10, ulong nb11, ulong nb12, long lim, \
         int stype, __global int *err, int code
 
@@ -103,24 +157,31 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
     return (float4)(ct_bf16_to_float(h.s0), ct_bf16_to_float(h.s1), ct_bf16_to_float(h.s2), ct_bf16_to_float(h.s3));
 }
 
-/* NPER blocks a team; AUX words of local memory a block (CT_QT_AUX_<t>). STAGED (0 or 1):
- * the blocks are written into local memory and the group then stores them with 16-byte
- * stores (each lane's few 2-byte stores would otherwise go to global memory one by one);
- * the encoder then guarantees a local size of at least 128 (the CT_QT_STORE_ROUNDS cover
- * the group's bytes), groups that lie inside one row (so every work-item of a group has
- * the same destination row and the same ok), and 16-byte aligned group spans. */
-#define CT_QT_STORE_ROUNDS 3 /* 3 * 128 16-byte words >= 2 * 64 blocks of 34 bytes */
+/* NPER blocks a team; AUX float2 of local memory a block (CT_QT_AUX_<t>); QH: the type
+ * has Q5's qh. STAGED (0 or 1): the blocks are written into local memory and the slice
+ * then stores them with 16-byte stores (each lane's few 2-byte stores would otherwise go
+ * to global memory one by one); the encoder then guarantees that a slice's blocks lie
+ * inside one row (nkr % (8 * NPER) == 0: its work-items share the destination row and
+ * ok) and 16-byte aligned slice spans. */
+#define CT_QT_SLICE_WORDS(NPER, TS) ((8 * (NPER) * (TS) + 15) / 16)
 
-#define CT_QUANT_ROWS_KERNEL(NAME, T, TS, NPER, AUX, STAGED)                                              \
+#define CT_QUANT_ROWS_KERNEL(NAME, T, TS, NPER, AUX, QH, STAGED)                                          \
     __kernel void NAME(CT_QUANT_ROWS_ARGS) {                                                              \
-        __local float2 part[(NPER) * (CT_QT_WG / 4) * 8];                                                 \
-        __local uint aux[(NPER) * (CT_QT_WG / 4) * (AUX) + 1];                                            \
-        __local uint4 outb[(STAGED) ? ((NPER) * (CT_QT_WG / 4) * (TS) + 15) / 16 : 1];                    \
-        const int lid = get_local_id(0), lane = lid & 3, team = lid >> 2, nteam = get_local_size(0) >> 2; \
+        __local float2 aux[(NPER) * (CT_QT_WG / 4) * (AUX) + 1];                                          \
+        __local uint tab[CT_QT_TAB_##T + 1];                                                              \
+        __local uint4 outb[(STAGED) ? CT_QT_WG / CT_QT_SLICE * CT_QT_SLICE_WORDS(NPER, TS) : 1];          \
+        __local uint4 xbuf[CT_QT_SHFL ? 1 : (NPER) * CT_QT_WG];                                           \
+        const int lid = get_local_id(0), lane = lid & 3, team = lid >> 2, tslice = team & 7;              \
+        const int slice = lid / CT_QT_SLICE;                                                              \
+        const ulong gslice = (ulong)get_group_id(0) * (get_local_size(0) / CT_QT_SLICE) + slice;          \
         const int ferr = mode != CT_ROWS_CPY && *(volatile __global int *)err != 0;                       \
-        const ulong i2 = get_group_id(1), i3 = get_group_id(2), nblk = (ulong)nr1 * (ulong)nkr;          \
+        const ulong i2 = get_group_id(1), i3 = get_group_id(2), nblk = (ulong)nr1 * (ulong)nkr;           \
         const uint es = stype == CT_T_F32 ? 4u : 2u;                                                      \
         if (nblk == 0) return; /* uniform: no work-item reaches a barrier */                              \
+        if (CT_QT_TAB_##T > 0) {                                                                          \
+            for (int i = lid; i < CT_QT_TAB_##T; i += (int)get_local_size(0)) tab[i] = ct_iq4nl_tab_entry(i - 128); \
+            barrier(CLK_LOCAL_MEM_FENCE);                                                                 \
+        }                                                                                                 \
         ulong j2 = 0, j3 = 0;                                                                             \
         if (mode != CT_ROWS_CPY) {                                                                        \
             ct_udivmod(i2, (ulong)ne11, &j2);                                                             \
@@ -129,12 +190,12 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         float4 xa[NPER], xb[NPER];                                                                        \
         __global uchar *y[NPER];                                                                          \
         int ok[NPER];                                                                                     \
-        /* the source blocks and the indices are all loaded before any is tested (a block */           \
-        /* past the end loads the last one and is not written), so no load waits for another */         \
+        /* the source blocks and the indices are all loaded before any is tested (a block */              \
+        /* past the end loads the last one and is not written), so no load waits for another */           \
         ulong blk[NPER], i1[NPER];                                                                        \
         long rd[NPER];                                                                                    \
         for (int k = 0; k < (NPER); k++) {                                                                \
-            const ulong gb = ((ulong)get_group_id(0) * (NPER) + k) * (ulong)nteam + team;                 \
+            const ulong gb = (gslice * (NPER) + k) * 8 + tslice;                                          \
             ok[k] = gb < nblk && !ferr;                                                                   \
             i1[k] = ct_udivmod(min(gb, nblk - 1), (ulong)nkr, &blk[k]);                                   \
             const __global uchar *sp = s0 + s0_offs + i1[k] * nb01 + i2 * nb02 + i3 * nb03 + 32 * blk[k] * es; \
@@ -151,48 +212,73 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
             ok[k] = ok[k] && (mode == CT_ROWS_CPY || (rd[k] >= 0 && rd[k] < lim));                        \
             y[k] = ok[k] ? d + d_offs + (ulong)rd[k] * nb1 + i2 * nb2 + i3 * nb3 + blk[k] * (TS) : d;     \
         }                                                                                                 \
-        for (int k = 0; k < (NPER); k++) {                                                                \
-            __local float2 *p = part + (k * nteam + team) * 8;                                            \
-            p[lane] = ct_qt_stat_##T(xa[k]);                                                              \
-            p[lane + 4] = ct_qt_stat_##T(xb[k]);                                                          \
+        /* statistics of runs (lane, lane + 4), joined with the team's in element order */                \
+        uint4 st[NPER], o[NPER];                                                                          \
+        for (int k = 0; k < (NPER); k++)                                                                  \
+            st[k] = (uint4)(as_uint2(ct_qt_stat_##T(xa[k])), as_uint2(ct_qt_stat_##T(xb[k])));            \
+        for (int m = 1; m <= 2; m <<= 1) {                                                                \
+            CT_QT_XCHG(o, st, m, NPER, xbuf, CT_QT_XWORDS_##T)                                            \
+            const bool later = (lane & m) != 0; /* this lane's runs follow the partner's */               \
+            for (int k = 0; k < (NPER); k++) {                                                            \
+                o[k] = (uint4)(as_uint2(ct_qt_rebuild_##T(as_float2(o[k].s01))),                          \
+                               as_uint2(ct_qt_rebuild_##T(as_float2(o[k].s23))));                         \
+                const uint4 e = later ? o[k] : st[k], l = later ? st[k] : o[k];                           \
+                st[k] = (uint4)(as_uint2(ct_qt_join_##T(as_float2(e.s01), as_float2(l.s01))),             \
+                                as_uint2(ct_qt_join_##T(as_float2(e.s23), as_float2(l.s23))));            \
+            }                                                                                             \
         }                                                                                                 \
-        barrier(CLK_LOCAL_MEM_FENCE);                                                                     \
         float4 s[NPER];                                                                                   \
-        __local uchar *yl = (__local uchar *)outb;                                                        \
+        uint4 qh[NPER];                                                                                   \
+        __local uchar *yl = (__local uchar *)outb + ((STAGED) ? slice * CT_QT_SLICE_WORDS(NPER, TS) * 16 : 0); \
         for (int k = 0; k < (NPER); k++) {                                                                \
-            s[k] = ct_qt_scale_##T(part + (k * nteam + team) * 8);                                        \
-            __local uint *ax = aux + (k * nteam + team) * (AUX);                                          \
-            if (STAGED) ct_qt_out_##T##_l(yl + (k * nteam + team) * (TS), lane, xa[k], xb[k], s[k], ax);  \
-            else if (ok[k]) ct_qt_out_##T##_g(y[k], lane, xa[k], xb[k], s[k], ax);                        \
+            s[k] = ct_qt_scale_##T(ct_qt_join_##T(as_float2(st[k].s01), as_float2(st[k].s23)));           \
+            __local float2 *ax = aux + (k * (int)(get_local_size(0) >> 2) + team) * (AUX);                \
+            qh[k] = (uint4)(0u, 0u, 0u, 0u);                                                              \
+            if (STAGED) qh[k].s0 = ct_qt_out_##T##_l(yl + (k * 8 + tslice) * (TS), lane, xa[k], xb[k], s[k], ax, tab); \
+            else if (ok[k]) qh[k].s0 = ct_qt_out_##T##_g(y[k], lane, xa[k], xb[k], s[k], ax, tab);        \
         }                                                                                                 \
-        if ((AUX) > 0) barrier(CLK_LOCAL_MEM_FENCE);                                                      \
+        if (QH) { /* the team's qh bits, OR-ed */                                                         \
+            for (int m = 1; m <= 2; m <<= 1) {                                                            \
+                CT_QT_XCHG(o, qh, m, NPER, xbuf, 1)                                                       \
+                for (int k = 0; k < (NPER); k++) qh[k].s0 |= o[k].s0;                                     \
+            }                                                                                             \
+        }                                                                                                 \
+        if ((AUX) > 0) CT_QT_SLICE_SYNC();                                                                \
         for (int k = 0; k < (NPER); k++) {                                                                \
-            __local const uint *ax = aux + (k * nteam + team) * (AUX);                                    \
+            __local const float2 *ax = aux + (k * (int)(get_local_size(0) >> 2) + team) * (AUX);          \
             if (lane != 0) continue;                                                                      \
-            if (STAGED) ct_qt_fin_##T##_l(yl + (k * nteam + team) * (TS), ax, s[k]);                      \
-            else if (ok[k]) ct_qt_fin_##T##_g(y[k], ax, s[k]);                                            \
+            if (STAGED) ct_qt_fin_##T##_l(yl + (k * 8 + tslice) * (TS), ax, s[k], qh[k].s0);              \
+            else if (ok[k]) ct_qt_fin_##T##_g(y[k], ax, s[k], qh[k].s0);                                  \
         }                                                                                                 \
-        if (STAGED) barrier(CLK_LOCAL_MEM_FENCE);                                                        \
-        if (STAGED && ok[0]) {                                                                            \
-            /* the group's blocks are consecutive blocks of one row: block 0 is team 0's, k = 0 */       \
-            const int nw = (NPER) * nteam * (TS) / 16;                                                    \
-            __global uint4 *span = (__global uint4 *)(y[0] - (ulong)team * (TS));                         \
-            for (int r = 0; r < CT_QT_STORE_ROUNDS; r++) {                                                \
-                const int w = lid + r * (int)get_local_size(0);                                           \
-                if (w < nw) span[w] = outb[w];                                                            \
+        if (STAGED) {                                                                                     \
+            CT_QT_SLICE_SYNC();                                                                           \
+            if (ok[0]) {                                                                                  \
+                /* the slice's blocks are consecutive blocks of one row: the first is team 0's, k = 0 */  \
+                __global uint4 *span = (__global uint4 *)(y[0] - (ulong)tslice * (TS));                   \
+                const __local uint4 *ob = outb + slice * CT_QT_SLICE_WORDS(NPER, TS);                     \
+                for (int w = lid & (CT_QT_SLICE - 1); w < 8 * (NPER) * (TS) / 16; w += CT_QT_SLICE)       \
+                    span[w] = ob[w];                                                                      \
             }                                                                                             \
         }                                                                                                 \
     }
 
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_q8_0, q8_0, 34, 2, CT_QT_AUX_q8_0, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_0, q4_0, 18, 2, CT_QT_AUX_q4_0, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_1, q4_1, 20, 2, CT_QT_AUX_q4_1, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_0, q5_0, 22, 2, CT_QT_AUX_q5_0, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_1, q5_1, 24, 2, CT_QT_AUX_q5_1, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q8_0, q8_0, 34, 2, CT_QT_AUX_q8_0, 1)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_0, q4_0, 18, 2, CT_QT_AUX_q4_0, 1)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_1, q4_1, 20, 2, CT_QT_AUX_q4_1, 1)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_0, q5_0, 22, 2, CT_QT_AUX_q5_0, 1)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_1, q5_1, 24, 2, CT_QT_AUX_q5_1, 1)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q8_0, q8_0, 34, CT_QT_NPER, CT_QT_AUX_q8_0, 0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_0, q4_0, 18, CT_QT_NPER, CT_QT_AUX_q4_0, 0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_1, q4_1, 20, CT_QT_NPER, CT_QT_AUX_q4_1, 0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_0, q5_0, 22, CT_QT_NPER, CT_QT_AUX_q5_0, 1, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_1, q5_1, 24, CT_QT_NPER, CT_QT_AUX_q5_1, 1, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q8_0, q8_0, 34, CT_QT_NPER, CT_QT_AUX_q8_0, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_0, q4_0, 18, CT_QT_NPER, CT_QT_AUX_q4_0, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_1, q4_1, 20, CT_QT_NPER, CT_QT_AUX_q4_1, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_0, q5_0, 22, CT_QT_NPER, CT_QT_AUX_q5_0, 1, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_1, q5_1, 24, CT_QT_NPER, CT_QT_AUX_q5_1, 1, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 0, 1)
+/* large jobs: more blocks a team spread the per-work-item costs (indices, addresses); on the
+ * H200, 16384 rows of 4096 into Q8_0 went from 64% to 70% of copy, while a 4096 x 4096 CPY
+ * (fewer waves of work-groups) lost 1-3 points (docs/perf/NOTES-h200.md, call 39) */
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q8_0, q8_0, 34, CT_QT_NPER_WIDE, CT_QT_AUX_q8_0, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q4_0, q4_0, 18, CT_QT_NPER_WIDE, CT_QT_AUX_q4_0, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q4_1, q4_1, 20, CT_QT_NPER_WIDE, CT_QT_AUX_q4_1, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q5_0, q5_0, 22, CT_QT_NPER_WIDE, CT_QT_AUX_q5_0, 1, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q5_1, q5_1, 24, CT_QT_NPER_WIDE, CT_QT_AUX_q5_1, 1, 1)
