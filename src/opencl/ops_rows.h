@@ -97,16 +97,17 @@ enum { CT_OCL_ROWS_CPY = 0, CT_OCL_ROWS_GET = 1, CT_OCL_ROWS_SET = 2 };
 
 /* The most units a work-item of ct_rows8 and ct_rows_staged takes (CT_ROWS_NPER of
  * get_rows.cl; ct_rows4: 4), of ct_cpy_rows_raw (CT_CPY_NPER of cpy.cl); the largest
- * local size of ct_quant_rows (CT_QT_WG of set_rows.cl), whose local arrays are sized for it,
- * its slice (CT_QT_SLICE: local sizes are multiples of it) and the blocks a team takes
- * (CT_QT_NPER, IQ4_NL 1; CT_QT_NPER_WIDE in ct_quant_rows_wide). */
+ * local size of ct_quant_rows (CT_QT_WG of set_rows.cl; IQ4_NL's CT_QT_WG_iq4_nl), whose local
+ * arrays are sized for it, its slice (CT_QT_SLICE: local sizes are multiples of it) and the
+ * blocks a team takes (CT_QT_NPER; CT_QT_NPER_WIDE in ct_quant_rows_wide). */
 enum {
     CT_OCL_ROWS_NPER = 8,
     CT_OCL_CPY_NPER = 4,
     CT_OCL_QT_WG = 256,
     CT_OCL_QT_SLICE = 32,
     CT_OCL_QT_NPER = 2,
-    CT_OCL_QT_NPER_WIDE = 4
+    CT_OCL_QT_NPER_WIDE = 4,
+    CT_OCL_QT_WG_IQ4_NL = 128
 };
 
 /* The local array of ct_rows_staged_<t> (CT_STAGE_WORDS of get_rows.cl, in bytes): the

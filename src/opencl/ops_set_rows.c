@@ -48,8 +48,7 @@ static ct_ocl_kernel_id quant_rows_kernel_for(ct_type t, int variant, size_t *np
     case CT_TYPE_Q4_1: return QT_PICK(Q4_1);
     case CT_TYPE_Q5_0: return QT_PICK(Q5_0);
     case CT_TYPE_Q5_1: return QT_PICK(Q5_1);
-    case CT_TYPE_IQ4_NL: /* one block a team: its local sums take the space */
-        *nper = 1;
+    case CT_TYPE_IQ4_NL: /* no wide kernel: its local sums take the space */
         if (variant == QT_WIDE) return CT_OCL_K_COUNT;
         return variant == QT_STAGED ? CT_OCL_K_QUANT_ROWS_STAGED_IQ4_NL : CT_OCL_K_QUANT_ROWS_IQ4_NL;
     default: return CT_OCL_K_COUNT;
@@ -71,7 +70,8 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     if (status != CT_OK) return status;
     if (sa < vs || da < 2) return CT_OK;
     /* slices of 32 work-items (8 teams of 4), the local arrays sized for CT_OCL_QT_WG */
-    const size_t wg = ct_ocl_clamp_wg(be, kid, CT_OCL_QT_WG) & ~(size_t)(CT_OCL_QT_SLICE - 1);
+    const size_t wg_max = j->dst->type == CT_TYPE_IQ4_NL ? CT_OCL_QT_WG_IQ4_NL : CT_OCL_QT_WG;
+    const size_t wg = ct_ocl_clamp_wg(be, kid, wg_max) & ~(size_t)(CT_OCL_QT_SLICE - 1);
     if (wg < CT_OCL_QT_SLICE) return CT_OK;
 
     const int64_t nkr = j->ne0 / 32;

@@ -85,7 +85,7 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
  * step of a slice reads one contiguous stretch of the source. Rows map as in ct_rows4
  * (get_rows.cl), mode CT_ROWS_CPY or CT_ROWS_SET. The source (stype F32, F16 or BF16) has
  * packed rows aligned to 16 bytes (F32) or 8; the destination is 2-byte aligned; the
- * local size is a multiple of 32, at most CT_QT_WG. Local memory stays under 25 KB (the
+ * local size is a multiple of 32, at most CT_QT_WG_<t>. Local memory stays under 25 KB (the
  * wide kernels and IQ4_NL without shuffles), within every full-profile device's 32 KB.
  *
  * The lanes of a team exchange statistics (and Q5's qh bits) in two butterfly steps. On
@@ -95,7 +95,22 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
  * blocks past the end are quantized from the last block and not written). */
 #define CT_QT_WG 256
 #define CT_QT_SLICE 32 /* work-items of a slice: 8 teams */
-#define CT_QT_NPER 2   /* blocks a team, but IQ4_NL's 1 (its local sums take the space) */
+#define CT_QT_NPER 2   /* blocks a team */
+/* The largest local size by type: IQ4_NL's sums take 33 float2 of local memory a block. */
+#define CT_QT_WG_q8_0 CT_QT_WG
+#define CT_QT_WG_q4_0 CT_QT_WG
+#define CT_QT_WG_q4_1 CT_QT_WG
+#define CT_QT_WG_q5_0 CT_QT_WG
+#define CT_QT_WG_q5_1 CT_QT_WG
+#define CT_QT_WG_iq4_nl 128
+/* Whether lanes 0 and 1 finalize a team's two blocks (else lane 0 both): only IQ4_NL's
+ * sums are worth the selects (spreading cost Q5's kernels a third, call 41). */
+#define CT_QT_FIN_SPREAD_q8_0 0
+#define CT_QT_FIN_SPREAD_q4_0 0
+#define CT_QT_FIN_SPREAD_q4_1 0
+#define CT_QT_FIN_SPREAD_q5_0 0
+#define CT_QT_FIN_SPREAD_q5_1 0
+#define CT_QT_FIN_SPREAD_iq4_nl 1
 #define CT_QT_NPER_WIDE 4 /* ct_quant_rows_wide_<t>, for large jobs */
 
 #if CT_HAS_NV_DP4A /* the probe built shfl.sync and bar.warp.sync too */
@@ -132,10 +147,10 @@ uint ct_qt_shfl_xor(uint v, int m) {
 #else
 #define CT_QT_XCHG(O, V, M, NPER, XBUF, WORDS)                                                            \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
-    for (int k_ = 0; k_ < (NPER); k_++) XBUF[k_ * CT_QT_WG + lid] = V[k_];                                \
+    for (int k_ = 0; k_ < (NPER); k_++) XBUF[k_ * (int)get_local_size(0) + lid] = V[k_];                 \
     barrier(CLK_LOCAL_MEM_FENCE);                                                                         \
     for (int k_ = 0; k_ < (NPER); k_++) {                                                                 \
-        const uint4 p_ = XBUF[k_ * CT_QT_WG + (lid ^ (M))];                                               \
+        const uint4 p_ = XBUF[k_ * (int)get_local_size(0) + (lid ^ (M))];                                 \
         O[k_] = V[k_];                                                                                    \
         if ((WORDS) & 1) O[k_].s02 = p_.s02;                                                              \
         if ((WORDS) & 2) O[k_].s13 = p_.s13;                                                              \
@@ -167,10 +182,10 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
 
 #define CT_QUANT_ROWS_KERNEL(NAME, T, TS, NPER, AUX, QH, STAGED)                                          \
     __kernel void NAME(CT_QUANT_ROWS_ARGS) {                                                              \
-        __local float2 aux[(NPER) * (CT_QT_WG / 4) * (AUX) + 1];                                          \
+        __local float2 aux[(NPER) * (CT_QT_WG_##T / 4) * (AUX) + 1];                                      \
         __local uint tab[CT_QT_TAB_##T + 1];                                                              \
-        __local uint4 outb[(STAGED) ? CT_QT_WG / CT_QT_SLICE * CT_QT_SLICE_WORDS(NPER, TS) : 1];          \
-        __local uint4 xbuf[CT_QT_SHFL ? 1 : (NPER) * CT_QT_WG];                                           \
+        __local uint4 outb[(STAGED) ? CT_QT_WG_##T / CT_QT_SLICE * CT_QT_SLICE_WORDS(NPER, TS) : 1];      \
+        __local uint4 xbuf[CT_QT_SHFL ? 1 : (NPER) * CT_QT_WG_##T];                                       \
         const int lid = get_local_id(0), lane = lid & 3, team = lid >> 2, tslice = team & 7;              \
         const int slice = lid / CT_QT_SLICE;                                                              \
         const ulong gslice = (ulong)get_group_id(0) * (get_local_size(0) / CT_QT_SLICE) + slice;          \
@@ -244,11 +259,25 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
             }                                                                                             \
         }                                                                                                 \
         if ((AUX) > 0) CT_QT_SLICE_SYNC();                                                                \
-        for (int k = 0; k < (NPER); k++) {                                                                \
-            __local const float2 *ax = aux + (k * (int)(get_local_size(0) >> 2) + team) * (AUX);          \
-            if (lane != 0) continue;                                                                      \
-            if (STAGED) ct_qt_fin_##T##_l(yl + (k * 8 + tslice) * (TS), ax, s[k], qh[k].s0);              \
-            else if (ok[k]) ct_qt_fin_##T##_g(y[k], ax, s[k], qh[k].s0);                                  \
+        if (CT_QT_FIN_SPREAD_##T && (NPER) == 2) {                                                        \
+            /* lanes 0 and 1 finalize blocks 0 and 1 side by side (IQ4_NL: 64 serial adds a block; */      \
+            /* picked by selects: a loop over k put s[] and y[] on the stack, call 41) */                   \
+            if (lane < 2) {                                                                               \
+                const int kf = lane;                                                                      \
+                __local const float2 *ax = aux + (kf * (int)(get_local_size(0) >> 2) + team) * (AUX);     \
+                const float4 sf = kf ? s[(NPER) - 1] : s[0];                                              \
+                const uint qf = kf ? qh[(NPER) - 1].s0 : qh[0].s0;                                        \
+                if (STAGED) ct_qt_fin_##T##_l(yl + (kf * 8 + tslice) * (TS), ax, sf, qf);                 \
+                else if (kf ? ok[(NPER) - 1] : ok[0])                                                     \
+                    ct_qt_fin_##T##_g(kf ? y[(NPER) - 1] : y[0], ax, sf, qf);                             \
+            }                                                                                             \
+        } else {                                                                                          \
+            for (int k = 0; k < (NPER); k++) {                                                            \
+                __local const float2 *ax = aux + (k * (int)(get_local_size(0) >> 2) + team) * (AUX);      \
+                if (lane != 0) continue;                                                                  \
+                if (STAGED) ct_qt_fin_##T##_l(yl + (k * 8 + tslice) * (TS), ax, s[k], qh[k].s0);          \
+                else if (ok[k]) ct_qt_fin_##T##_g(y[k], ax, s[k], qh[k].s0);                              \
+            }                                                                                             \
         }                                                                                                 \
         if (STAGED) {                                                                                     \
             CT_QT_SLICE_SYNC();                                                                           \
@@ -267,13 +296,13 @@ CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_0, q4_0, 18, CT_QT_NPER, CT_QT_AUX_q4_0, 0
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_q4_1, q4_1, 20, CT_QT_NPER, CT_QT_AUX_q4_1, 0, 0)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_0, q5_0, 22, CT_QT_NPER, CT_QT_AUX_q5_0, 1, 0)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_q5_1, q5_1, 24, CT_QT_NPER, CT_QT_AUX_q5_1, 1, 0)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 0, 0)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_iq4_nl, iq4_nl, 18, CT_QT_NPER, CT_QT_AUX_iq4_nl, 0, 0)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q8_0, q8_0, 34, CT_QT_NPER, CT_QT_AUX_q8_0, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_0, q4_0, 18, CT_QT_NPER, CT_QT_AUX_q4_0, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q4_1, q4_1, 20, CT_QT_NPER, CT_QT_AUX_q4_1, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_0, q5_0, 22, CT_QT_NPER, CT_QT_AUX_q5_0, 1, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_1, q5_1, 24, CT_QT_NPER, CT_QT_AUX_q5_1, 1, 1)
-CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, 1, CT_QT_AUX_iq4_nl, 0, 1)
+CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, CT_QT_NPER, CT_QT_AUX_iq4_nl, 0, 1)
 /* large jobs: more blocks a team spread the per-work-item costs (indices, addresses); on the
  * H200, 16384 rows of 4096 into Q8_0 went from 64% to 70% of copy, while a 4096 x 4096 CPY
  * (fewer waves of work-groups) lost 1-3 points (docs/perf/NOTES-h200.md, call 39) */
