@@ -232,7 +232,8 @@ typedef struct rows_p {
                     segments, the last not a multiple of 16 bytes), 7 130 rows of 4096 (two units a
                     work-item, two segments a row; float rows: the plain row kernel), 8 520 rows of
                     4096 with the device's rows8_min_log2 lowered to 16: 8 units a work-item
-                    (ct_rows8, or local memory for blocks) */
+                    (ct_rows8, or local memory for blocks); 6 (SET_ROWS) rows of 131072 with it lowered
+                    to 16 (floats: ct_rows8; blocks: ct_quant_rows_wide, IQ4_NL staged) */
     int bad;     /* an index outside the rows: 0 none, 1 too large, 2 negative */
     int32_t idx32[520];
     int64_t idx64[160];
@@ -397,8 +398,8 @@ static void test_set_rows(void) {
     for (size_t t = 0; t < sizeof types / sizeof types[0]; t++) {
         const int64_t blck = ct_type_block_size(types[t]);
         for (int s = 0; s < 2; s++) {
-            for (int v = 0; v < 6; v++) {
-                static const int64_t float_ne0[6] = {33, 1, 1, 35, 4128, 8192};
+            for (int v = 0; v < 7; v++) {
+                static const int64_t float_ne0[7] = {33, 1, 1, 35, 4128, 8192, 131072};
                 rows_p p = {.type = types[t],
                             .stype = s ? CT_TYPE_F16 : CT_TYPE_F32,
                             .itype = (v + s) % 2 ? CT_TYPE_I32 : CT_TYPE_I64,
@@ -408,21 +409,29 @@ static void test_set_rows(void) {
                 char name[96];
                 snprintf(name, sizeof name, "SET_ROWS %s <- %s[%s] variant %d", ct_type_name(p.type),
                          ct_type_name(p.stype), ct_type_name(p.itype), v);
+                const unsigned rows8_min = ct_ocl_device_of(ocl_dev)->rows8_min_log2;
+                if (v == 6) ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
                 compare_case(name, build_set_rows, &p, true);
+                ct_ocl_device_of(ocl_dev)->rows8_min_log2 = rows8_min;
             }
         }
     }
-    for (int bad = 1; bad <= 3; bad++) {
-        /* the third: rows of 8192 into Q8_0, written through local memory */
-        rows_p p = {.type = bad == 3 ? CT_TYPE_Q8_0 : CT_TYPE_Q4_0, .stype = CT_TYPE_F32,
-                    .itype = bad == 1 ? CT_TYPE_I64 : CT_TYPE_I32, .ne0 = bad == 3 ? 8192 : 64,
-                    .variant = bad == 3 ? 5 : 0};
+    for (int bad = 1; bad <= 4; bad++) {
+        /* the third: rows of 8192 into Q8_0, written through local memory; the fourth: rows of
+         * 131072 at 4 blocks a team (ct_quant_rows_wide) */
+        rows_p p = {.type = bad >= 3 ? CT_TYPE_Q8_0 : CT_TYPE_Q4_0, .stype = CT_TYPE_F32,
+                    .itype = bad == 1 ? CT_TYPE_I64 : CT_TYPE_I32, .ne0 = bad == 4 ? 131072 : bad == 3 ? 8192 : 64,
+                    .variant = bad == 4 ? 6 : bad == 3 ? 5 : 0};
         set_rows_indices(&p);
         p.idx64[9] = bad == 1 ? 9 : -1;
         p.idx32[9] = bad == 1 ? 9 : -1;
-        static const char *const names[3] = {"SET_ROWS index = rows (I64)", "SET_ROWS index -1 (I32)",
-                                             "SET_ROWS Q8_0 rows of 8192, index -1 (I32)"};
+        static const char *const names[4] = {"SET_ROWS index = rows (I64)", "SET_ROWS index -1 (I32)",
+                                             "SET_ROWS Q8_0 rows of 8192, index -1 (I32)",
+                                             "SET_ROWS Q8_0 rows of 131072 (wide), index -1 (I32)"};
+        const unsigned rows8_min = ct_ocl_device_of(ocl_dev)->rows8_min_log2;
+        if (bad == 4) ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
         bad_index_case(names[bad - 1], build_set_rows, &p);
+        ct_ocl_device_of(ocl_dev)->rows8_min_log2 = rows8_min;
     }
     /* an index beyond 32 bits */
     rows_p p = {.type = CT_TYPE_F16, .stype = CT_TYPE_F32, .itype = CT_TYPE_I64, .ne0 = 8};
@@ -642,7 +651,7 @@ static void test_cpy(void) {
 
 /* ---- quantizer edge blocks ---------------------------------------------------------- */
 
-enum { EDGE_BLOCKS = 32 };
+enum { EDGE_BLOCKS = 64 };
 
 static void edge_blocks(float *x) {
     for (int b = 0; b < EDGE_BLOCKS; b++) {
@@ -688,7 +697,18 @@ static void edge_blocks(float *x) {
         case 28: y[5] = -3.0f; y[20] = 3.0f; y[26] = -3.0f; break;
         case 29: y[20] = -3.0f; y[5] = 3.0f; y[3] = INFINITY; y[4] = NAN; break;
         case 30: for (int j = 0; j < 32; j++) y[j] = (j % 4 == 3) ? NAN : (float)(j % 7) - 3.0f; break;
-        default: for (int j = 0; j < 32; j++) y[j] = tu_rand_uniform(-1.0f, 1.0f) * 1e4f; break;
+        case 31: for (int j = 0; j < 32; j++) y[j] = tu_rand_uniform(-1.0f, 1.0f) * 1e4f; break;
+        default: { /* blocks 32..: half their elements special, so NaNs meet run boundaries and equal
+                      |x| fall in different runs of a team's lanes */
+            static const uint32_t special[] = {0x7FC00000u, 0xFFC00123u, 0x7FA00001u, 0xFF800000u, 0x7F800000u,
+                                               0x00000000u, 0x80000000u, 0x7F7FFFFFu, 0xFF7FFFFFu, 0x00000001u,
+                                               0x807FFFFFu, 0x3F000000u, 0xBF000000u, 0x3F000000u};
+            for (int j = 0; j < 32; j++) {
+                if (tu_rand_below(2) == 0)
+                    y[j] = tu_bits_f32(special[tu_rand_below((int64_t)(sizeof special / sizeof special[0]))]);
+            }
+            break;
+        }
         }
     }
 }

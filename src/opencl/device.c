@@ -122,17 +122,11 @@ static bool env_max_size(size_t *out) {
     return true;
 }
 
-/* Whether the device's compiler builds the inline PTX the kernels use: dp4a (NVIDIA's
- * OpenCL has no cl_khr_integer_dot_product), and the warp shuffle and warp barrier of the
- * team quantizers (it has no cl_khr_subgroups either); asked of NVIDIA platforms only. A
- * failure of any step just leaves the portable code in use. */
-static bool probe_nv_dp4a(ct_ocl_device *d) {
+/* Whether the device's compiler builds a probe kernel with inline PTX (NVIDIA's OpenCL has
+ * neither cl_khr_integer_dot_product nor cl_khr_subgroups, and takes PTX instead); asked of
+ * NVIDIA platforms only. A failure of any step just leaves the portable code in use. */
+static bool probe_nv_ptx(ct_ocl_device *d, const char *src) {
     if (!strstr(d->platform_name, "NVIDIA")) return false;
-    static const char *src = "__kernel void ct_probe(__global int *o) { int r, s;\n"
-                             "asm(\"dp4a.s32.s32 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(o[0]), \"r\"(o[1]), \"r\"(0));\n"
-                             "asm volatile(\"shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;\" : \"=r\"(s) : \"r\"(r));\n"
-                             "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n"
-                             "o[2] = s; }\n";
     cl_int err;
     cl_program prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
                                     clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
@@ -336,15 +330,23 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
         ct_free(d);
         return NULL;
     }
-    d->has_nv_dp4a = probe_nv_dp4a(d);
+    /* dp4a for the quantized mat-vec; the warp shuffle and warp barrier for the team quantizers */
+    d->has_nv_dp4a = probe_nv_ptx(d, "__kernel void ct_probe(__global int *o) { int r;\n"
+                                     "asm(\"dp4a.s32.s32 %0, %1, %2, %3;\" : \"=r\"(r) : \"r\"(o[0]), \"r\"(o[1]), \"r\"(0));\n"
+                                     "o[2] = r; }\n");
+    d->has_nv_warp = probe_nv_ptx(d, "__kernel void ct_probe(__global int *o) { int r;\n"
+                                     "asm volatile(\"shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;\" : \"=r\"(r) : \"r\"(o[0]));\n"
+                                     "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n"
+                                     "o[1] = r; }\n");
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
-           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d, command buffers %d",
+           "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d, PTX warp %d, "
+           "command buffers %d",
            d->name,
            d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
            d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
-           d->has_int_dot, d->has_nv_dp4a, d->has_cmdbuf);
+           d->has_int_dot, d->has_nv_dp4a, d->has_nv_warp, d->has_cmdbuf);
     return d;
 }
 

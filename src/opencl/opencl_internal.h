@@ -27,6 +27,7 @@
  *     the device's features (the extension pragmas are already enabled);
  *   CT_FP16_CONVERT: 1 when the half type's conversions are exact (has_fp16_exact);
  *   CT_HAS_NV_DP4A: 1 when NVIDIA inline PTX (dp4a, prmt) builds and runs right;
+ *   CT_HAS_NV_WARP: 1 when NVIDIA inline PTX shfl.sync and bar.warp.sync build;
  *   CT_CORRECTLY_ROUNDED_DIV: 1 when the program is built with
  *     -cl-fp32-correctly-rounded-divide-sqrt. When it is 0, '/' and sqrt() of
  *     float are NOT correctly rounded (OpenCL allows 2.5 ulp), so quantizers that
@@ -126,7 +127,8 @@ typedef struct ct_ocl_device {
     ct_device_type type;
     unsigned features; /* CT_OCL_FEAT_* */
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
-    bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a, shfl.sync, bar.warp.sync (probed) */
+    bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
+    bool has_nv_warp; /* ... and PTX shfl.sync and bar.warp.sync (probed) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     bool has_cmdbuf;           /* cl_khr_command_buffer, usable with our queue: cmdbuf is filled */
     ct_cl_cmdbuf_api cmdbuf;

@@ -76,18 +76,18 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
 
     const int64_t nkr = j->ne0 / 32;
     const size_t nblk = (size_t)j->n1 * (size_t)nkr;
-    /* whole slices in a row, 16-byte aligned slice spans: the blocks go out through local
-     * memory, when that kernel takes wg work-items; the wide kernel for jobs of at least
-     * 2^rows8_min_log2 of its work-items (as ct_rows8: fewer leave too few waves of groups) */
+    /* whole slices in a row (their spans are then 16-byte aligned: 8 * nper blocks of an even
+     * size): the blocks go out through local memory, when that kernel takes wg work-items; the
+     * wide kernel for jobs of at least 2^rows8_min_log2 of its work-items (as ct_rows8: fewer
+     * leave too few waves of groups) */
+    const size_t items = nblk * 4 * (size_t)j->n2 * (size_t)j->n3; /* work-items at one block a team */
     for (int v = QT_WIDE; v >= QT_STAGED; v--) {
         size_t vn;
         const ct_ocl_kernel_id kv = quant_rows_kernel_for(j->dst->type, v, &vn);
-        const size_t per_slice = CT_OCL_QT_SLICE / 4 * vn;
-        if (kv == CT_OCL_K_COUNT || da < 16 || (size_t)nkr % per_slice != 0 ||
-            per_slice * ct_type_size(j->dst->type) % 16 != 0 || !ct_ocl_kernel_available(be->dev, kv) ||
-            ct_ocl_clamp_wg(be, kv, wg) != wg)
+        if (kv == CT_OCL_K_COUNT || da < 16 || (size_t)nkr % (CT_OCL_QT_SLICE / 4 * vn) != 0 ||
+            !ct_ocl_kernel_available(be->dev, kv) || ct_ocl_clamp_wg(be, kv, wg) != wg)
             continue;
-        if (v == QT_WIDE && nblk * 4 / vn < ((size_t)1 << be->dev->rows8_min_log2)) continue;
+        if (v == QT_WIDE && items / vn < ((size_t)1 << be->dev->rows8_min_log2)) continue;
         kid = kv;
         nper = vn;
         break;

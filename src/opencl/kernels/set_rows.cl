@@ -113,7 +113,7 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 #define CT_QT_FIN_SPREAD_iq4_nl 1
 #define CT_QT_NPER_WIDE 4 /* ct_quant_rows_wide_<t>, for large jobs */
 
-#if CT_HAS_NV_DP4A /* the probe built shfl.sync and bar.warp.sync too */
+#if CT_HAS_NV_WARP /* the device probe built shfl.sync and bar.warp.sync */
 #define CT_QT_SHFL 1
 /* v of lane ^ m of this warp (m = 1, 2: a lane of the same team) */
 uint ct_qt_shfl_xor(uint v, int m) {
