@@ -69,7 +69,7 @@ ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bo
     ct_status status = ct_ocl_rows_job_align(be, j, 0, &sa, &da);
     if (status != CT_OK) return status;
     if (sa < vs || da < 2) return CT_OK;
-    /* slices of 32 work-items (8 teams of 4), the local arrays sized for CT_OCL_QT_WG */
+    /* slices of 32 work-items (8 teams of 4), the local arrays sized for CT_OCL_QT_WG (IQ4_NL: 128) */
     const size_t wg_max = j->dst->type == CT_TYPE_IQ4_NL ? CT_OCL_QT_WG_IQ4_NL : CT_OCL_QT_WG;
     const size_t wg = ct_ocl_clamp_wg(be, kid, wg_max) & ~(size_t)(CT_OCL_QT_SLICE - 1);
     if (wg < CT_OCL_QT_SLICE) return CT_OK;

@@ -104,7 +104,8 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 #define CT_QT_WG_q5_1 CT_QT_WG
 #define CT_QT_WG_iq4_nl 128
 /* Whether lanes 0 and 1 finalize a team's two blocks (else lane 0 both): only IQ4_NL's
- * sums are worth the selects (spreading cost Q5's kernels a third, call 41). */
+ * sums are worth it (call 41: picked by a loop over k for every type, the arrays went to
+ * the stack and Q5's kernels lost a third). */
 #define CT_QT_FIN_SPREAD_q8_0 0
 #define CT_QT_FIN_SPREAD_q4_0 0
 #define CT_QT_FIN_SPREAD_q4_1 0
