@@ -454,6 +454,17 @@ typedef struct cpy_p {
                     end) */
 } cpy_p;
 
+/* Contiguous n0 x n1 source and destination of p's types, both filled; the destination
+ * is the tensor checked. */
+static void plain_pair(ct_context *ctx, gcase *g, const cpy_p *p, int64_t n0, int64_t n1, ct_tensor **src,
+                       ct_tensor **dst) {
+    *src = ct_tensor_new_2d(ctx, p->st, n0, n1);
+    add_fill(g, *src, NULL);
+    *dst = ct_tensor_new_2d(ctx, p->dt, n0, n1);
+    add_fill(g, *dst, NULL);
+    g->check = *dst;
+}
+
 static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
     const cpy_p *p = param;
     const int64_t bs = ct_type_block_size(p->st), bd = ct_type_block_size(p->dt);
@@ -517,35 +528,13 @@ static ct_tensor *build_cpy(ct_context *ctx, const void *param, gcase *g) {
         }
         break;
     }
-    case 11: { /* 130 block rows of 4096 (read through local memory), or 3 rows of 8192 into blocks */
-        const int64_t n0 = bd > 1 ? 8192 : 4096, n1 = bd > 1 ? 3 : 130;
-        src = ct_tensor_new_2d(ctx, p->st, n0, n1);
-        add_fill(g, src, NULL);
-        dst = ct_tensor_new_2d(ctx, p->dt, n0, n1);
-        add_fill(g, dst, NULL);
-        g->check = dst;
+    case 11: /* 130 block rows of 4096 (read through local memory), or 3 rows of 8192 into blocks */
+        plain_pair(ctx, g, p, bd > 1 ? 8192 : 4096, bd > 1 ? 3 : 130, &src, &dst);
         break;
-    }
-    case 13:
-        src = ct_tensor_new_2d(ctx, p->st, 4096, 513);
-        add_fill(g, src, NULL);
-        dst = ct_tensor_new_2d(ctx, p->dt, 4096, 513);
-        add_fill(g, dst, NULL);
-        g->check = dst;
-        break;
-    case 12:
-        src = ct_tensor_new_1d(ctx, p->st, ((int64_t)1 << 21) + 6);
-        add_fill(g, src, NULL);
-        dst = ct_tensor_new_1d(ctx, p->dt, ((int64_t)1 << 21) + 6);
-        add_fill(g, dst, NULL);
-        g->check = dst;
-        break;
+    case 13: plain_pair(ctx, g, p, 4096, 513, &src, &dst); break;
+    case 12: plain_pair(ctx, g, p, ((int64_t)1 << 21) + 6, 1, &src, &dst); break;
     case 9: /* an element count that ends in a partial vector */
-        src = ct_tensor_new_2d(ctx, p->st, 37, 3);
-        add_fill(g, src, NULL);
-        dst = ct_tensor_new_2d(ctx, p->dt, 37, 3);
-        add_fill(g, dst, NULL);
-        g->check = dst;
+        plain_pair(ctx, g, p, 37, 3, &src, &dst);
         break;
     case 10: { /* a transposed view one row in, ragged 32x32 tiles, into another shape */
         ct_tensor *root = ct_tensor_new_3d(ctx, p->st, 45, 71, 2);

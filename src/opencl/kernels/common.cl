@@ -910,22 +910,34 @@ void ct_quantize_q5_1(const float *x, __global uchar *y) {
 }
 
 /* The reference's best_index_int8 without branches: its binary search ends at
- * mu = 1 + #{k in 1..14 : !(a < v[k])}; ties go to the upper neighbour; NaN gives 15.
- * The count's conditions hold for a prefix of k, so the two candidates v[mu - 1] and
- * v[mu] are carried along rather than looked up by mu, which varies across a warp; *q
- * is the chosen value. */
-uint ct_iq4nl_best_index(float a, float *q) {
-    int mu = 1;
-    float lo = ct_kvalues_iq4nl_f[0], hi = ct_kvalues_iq4nl_f[1];
+ * mu = 1 + #{k in 1..14 : !(a < v[k])}, returned; NaN gives 15. The count's conditions
+ * hold for a prefix of k, so the two candidates *lo = v[mu - 1] and *hi = v[mu] are
+ * carried along rather than looked up by mu, which varies across a warp. */
+uint ct_iq4nl_bracket(float a, float *lo, float *hi) {
+    uint mu = 1;
+    float l = ct_kvalues_iq4nl_f[0], h = ct_kvalues_iq4nl_f[1];
     for (int k = 1; k < 15; k++) {
         const bool up = !(a < ct_kvalues_iq4nl_f[k]);
-        mu += up ? 1 : 0;
-        lo = up ? ct_kvalues_iq4nl_f[k] : lo;
-        hi = up ? ct_kvalues_iq4nl_f[k + 1] : hi;
+        mu += up ? 1u : 0u;
+        l = up ? ct_kvalues_iq4nl_f[k] : l;
+        h = up ? ct_kvalues_iq4nl_f[k + 1] : h;
     }
+    *lo = l;
+    *hi = h;
+    return mu;
+}
+
+/* The index of the nearer candidate (ties go to the upper neighbour); *q its value. */
+uint ct_iq4nl_pick(float a, uint mu, float lo, float hi, float *q) {
     const bool low = a - lo < hi - a;
     *q = low ? lo : hi;
-    return (uint)(low ? mu - 1 : mu);
+    return low ? mu - 1u : mu;
+}
+
+uint ct_iq4nl_best_index(float a, float *q) {
+    float lo, hi;
+    const uint mu = ct_iq4nl_bracket(a, &lo, &hi);
+    return ct_iq4nl_pick(a, mu, lo, hi, q);
 }
 
 /* ct_iq4nl_best_index by a table of 256 words: the boundaries v[k] are integers, so
@@ -933,25 +945,15 @@ uint ct_iq4nl_best_index(float a, float *q) {
  * every condition holds) picks mu and the two candidates. ct_iq4nl_tab_entry(t) is the
  * word for floor(a) = t: mu | lo << 8 | hi << 16 (the candidates as signed bytes). */
 uint ct_iq4nl_tab_entry(int t) {
-    int mu = 1;
-    float lo = ct_kvalues_iq4nl_f[0], hi = ct_kvalues_iq4nl_f[1];
-    for (int k = 1; k < 15; k++) {
-        if ((float)t >= ct_kvalues_iq4nl_f[k]) {
-            mu++;
-            lo = ct_kvalues_iq4nl_f[k];
-            hi = ct_kvalues_iq4nl_f[k + 1];
-        }
-    }
-    return (uint)mu | ((uint)(uchar)(char)lo << 8) | ((uint)(uchar)(char)hi << 16);
+    float lo, hi;
+    const uint mu = ct_iq4nl_bracket((float)t, &lo, &hi);
+    return mu | ((uint)(uchar)(char)lo << 8) | ((uint)(uchar)(char)hi << 16);
 }
 
 uint ct_iq4nl_best_index_tab(float a, float *q, __local const uint *tab) {
     const int t = isnan(a) ? 127 : clamp(convert_int_sat_rtn(a), -128, 127);
     const uint e = tab[t + 128];
-    const float lo = (float)as_char((uchar)(e >> 8)), hi = (float)as_char((uchar)(e >> 16));
-    const bool low = a - lo < hi - a;
-    *q = low ? lo : hi;
-    return (e & 0xFFu) - (low ? 1u : 0u);
+    return ct_iq4nl_pick(a, e & 0xFFu, (float)as_char((uchar)(e >> 8)), (float)as_char((uchar)(e >> 16)), q);
 }
 
 /* Element x's terms of an IQ4_NL block's two sums, wq * x and wq * q (w = x * x, q its
