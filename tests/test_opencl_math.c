@@ -6,7 +6,8 @@
  * strided and permuted norm rows. MUL_MAT against one-hot src1 columns must return
  * src0's dequantized values exactly, or on the 8-bit path (quantized src0, int8 src1
  * blocks as the CPU makes them) the CPU's values exactly; that path must also match
- * the CPU to 1e-10 on random data, and on src1 blocks of NaN, inf, zeros and tiny values. Exits 77 (skipped) without an OpenCL device. */
+ * the CPU to 1e-10 on random data, and on src1 blocks of NaN, inf, zeros and tiny values. Runs on every OpenCL device, or on the
+ * one CT_TEST_OPENCL_DEVICE names. Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
 #include "cpu/simd.h" /* ct_cpu_mul_mat_force_portable */
@@ -667,23 +668,34 @@ int main(void) {
         printf("SKIP: no OpenCL device\n");
         return SKIP;
     }
-    ocl_dev = ct_backend_reg_dev_get(reg, 0);
-    if (ct_backend_cpu_init(&cpu_be) != CT_OK || ct_device_init_backend(ocl_dev, NULL, &ocl_be) != CT_OK) {
-        fprintf(stderr, "backend init failed: %s\n", ct_last_error());
-        ct_backend_free(cpu_be);
+    if (ct_backend_cpu_init(&cpu_be) != CT_OK) {
+        fprintf(stderr, "CPU backend init failed: %s\n", ct_last_error());
         return 1;
     }
-    printf("device %s: %s\n", ct_device_name(ocl_dev), ct_device_description(ocl_dev));
-    wild_scales = true;
-    test_onehot();
-    test_int8_specials();
-    wild_scales = false;
-    test_mul_mat();
-    test_norms();
-    test_refused();
-    printf("%d cases; worst NMSE: MUL_MAT vs CPU %.3g, vs host reference %.3g; norms and sums vs CPU %.3g\n", n_cases,
-           worst_cpu_mm, worst_ref_mm, worst_cpu_norm);
-    ct_backend_free(ocl_be);
+    /* Every OpenCL device, or only the one CT_TEST_OPENCL_DEVICE names. */
+    const char *only = getenv("CT_TEST_OPENCL_DEVICE");
+    for (size_t i = 0; i < ct_backend_reg_dev_count(reg); i++) {
+        ocl_dev = ct_backend_reg_dev_get(reg, i);
+        if (only && strcmp(only, ct_device_name(ocl_dev)) != 0) continue;
+        if (ct_device_init_backend(ocl_dev, NULL, &ocl_be) != CT_OK) {
+            CHECK_MSG(false, "%s: backend init failed: %s", ct_device_name(ocl_dev), ct_last_error());
+            continue;
+        }
+        printf("device %s: %s\n", ct_device_name(ocl_dev), ct_device_description(ocl_dev));
+        n_cases = 0;
+        worst_cpu_mm = worst_ref_mm = worst_cpu_norm = 0.0;
+        wild_scales = true;
+        test_onehot();
+        test_int8_specials();
+        wild_scales = false;
+        test_mul_mat();
+        test_norms();
+        test_refused();
+        printf("%s: %d cases; worst NMSE: MUL_MAT vs CPU %.3g, vs host reference %.3g; norms and sums vs CPU %.3g\n",
+               ct_device_name(ocl_dev), n_cases, worst_cpu_mm, worst_ref_mm, worst_cpu_norm);
+        ct_backend_free(ocl_be);
+        ocl_be = NULL;
+    }
     ct_backend_free(cpu_be);
     return tu_finish();
 }

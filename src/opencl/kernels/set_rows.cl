@@ -114,16 +114,9 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 #define CT_QT_FIN_SPREAD_iq4_nl 1
 #define CT_QT_NPER_WIDE 4 /* ct_quant_rows_wide_<t>, for large jobs */
 
-#if CT_HAS_NV_WARP /* the device probe built shfl.sync and bar.warp.sync */
+#if CT_HAS_NV_WARP /* common.cl's warp shuffle and barrier */
 #define CT_QT_SHFL 1
-/* v of lane ^ m of this warp (m = 1, 2: a lane of the same team) */
-uint ct_qt_shfl_xor(uint v, int m) {
-    uint r;
-    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(m));
-    return r;
-}
-/* the warp's local-memory stores before it are seen by its loads after it */
-#define CT_QT_SLICE_SYNC() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
+#define CT_QT_SLICE_SYNC() CT_NV_WARP_SYNC()
 #else
 #define CT_QT_SHFL 0
 #define CT_QT_SLICE_SYNC() barrier(CLK_LOCAL_MEM_FENCE)
@@ -137,12 +130,12 @@ uint ct_qt_shfl_xor(uint v, int m) {
     for (int k_ = 0; k_ < (NPER); k_++) {                                                                 \
         O[k_] = V[k_];                                                                                    \
         if ((WORDS) & 1) {                                                                                \
-            O[k_].s0 = ct_qt_shfl_xor(V[k_].s0, M);                                                       \
-            O[k_].s2 = ct_qt_shfl_xor(V[k_].s2, M);                                                       \
+            O[k_].s0 = ct_nv_shfl_xor(V[k_].s0, M);                                                       \
+            O[k_].s2 = ct_nv_shfl_xor(V[k_].s2, M);                                                       \
         }                                                                                                 \
         if ((WORDS) & 2) {                                                                                \
-            O[k_].s1 = ct_qt_shfl_xor(V[k_].s1, M);                                                       \
-            O[k_].s3 = ct_qt_shfl_xor(V[k_].s3, M);                                                       \
+            O[k_].s1 = ct_nv_shfl_xor(V[k_].s1, M);                                                       \
+            O[k_].s3 = ct_nv_shfl_xor(V[k_].s3, M);                                                       \
         }                                                                                                 \
     }
 #else
