@@ -136,77 +136,6 @@ static bool probe_nv_ptx(ct_ocl_device *d, const char *src) {
     return ok;
 }
 
-/* Whether cp.async copies global memory into local memory as the mat-vec stages use it
- * (kernels/mul_mvq.cl): the 4- and 16-byte forms into a local argument that does not
- * start the local window, the local address made as common.cl's ct_nv_shared_addr makes
- * it, each lane then reading a neighbour's words after the warp barrier. A cp.async that
- * faults (a 16-byte one to an address that is not a multiple of 16: local arguments are
- * only 8-byte aligned, call 46) leaves every later build and run in the process failing
- * with CL_UNKNOWN_ERROR, in any context: so the probe aligns its 16-byte target as the
- * kernel does, and runs in a context of its own all the same. */
-static bool probe_nv_async(ct_ocl_device *d) {
-    static const char *const kernel =
-        "uint shared_addr(__local const void *p) {\n"
-        "    ulong a = (ulong)(size_t)p;\n"
-        "    asm(\"{ .reg .pred g; isspacep.shared g, %0; @g cvta.to.shared.u64 %0, %0; }\" : \"+l\"(a));\n"
-        "    return (uint)a;\n"
-        "}\n"
-        "__kernel void ct_probe(__global const uint *in, __global uint *out, __local uint *pad, __local uint *l) {\n"
-        "    const int i = get_local_id(0), n = get_local_size(0);\n"
-        "    pad[i] = 0u;\n"
-        "    __local uint *l16 = l + n + ((16u - (shared_addr(l + n) & 15u)) & 15u) / 4u;\n"
-        "    asm volatile(\"cp.async.ca.shared.global [%0], [%1], 4;\" :: \"r\"(shared_addr(l + i)), \"l\"(in + i) : \"memory\");\n"
-        "    asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(shared_addr(l16 + 4 * i)),\n"
-        "                 \"l\"(in + n + 4 * i) : \"memory\");\n"
-        "    asm volatile(\"cp.async.commit_group;\" ::: \"memory\");\n"
-        "    asm volatile(\"cp.async.wait_group 0;\" ::: \"memory\");\n"
-        "    asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n"
-        "    const int o = i ^ 1;\n"
-        "    out[i] = l[o] + pad[o];\n"
-        "    for (int k = 0; k < 4; k++) out[n + 4 * i + k] = l16[4 * o + k];\n"
-        "}\n";
-    const char *src = kernel;
-    enum { N = 64, WORDS = 5 * N };
-    uint32_t in[WORDS], out[WORDS];
-    for (uint32_t i = 0; i < WORDS; i++) in[i] = 0x9E3779B9u * (i + 1);
-    cl_int err = CL_SUCCESS;
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)d->platform, 0};
-    cl_context ctx = CT_OCL_CREATE("clCreateContext", &err, clCreateContext(props, 1, &d->device, NULL, NULL, &err));
-    bool ok = err == CL_SUCCESS;
-    cl_command_queue q = NULL;
-    cl_program prog = NULL;
-    cl_kernel k = NULL;
-    cl_mem m[2] = {NULL, NULL};
-    if (ok) q = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(ctx, d->device, 0, &err));
-    ok = ok && err == CL_SUCCESS;
-    if (ok) prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(ctx, 1, &src, NULL, &err));
-    ok = ok && err == CL_SUCCESS && CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
-    if (ok) k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, "ct_probe", &err));
-    ok = ok && err == CL_SUCCESS;
-    for (int i = 0; ok && i < 2; i++) {
-        const cl_mem_flags flags = i == 0 ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY;
-        m[i] = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(ctx, flags, sizeof in, i == 0 ? in : NULL, &err));
-        ok = err == CL_SUCCESS && clSetKernelArg(k, (cl_uint)i, sizeof m[i], &m[i]) == CL_SUCCESS;
-    }
-    ok = ok && clSetKernelArg(k, 2, N * sizeof(uint32_t), NULL) == CL_SUCCESS &&
-         clSetKernelArg(k, 3, (WORDS + 3) * sizeof(uint32_t), NULL) == CL_SUCCESS; /* + l16's shift */
-    const size_t global = N, local = N;
-    ok = ok && clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL) == CL_SUCCESS &&
-         clEnqueueReadBuffer(q, m[1], CL_TRUE, 0, sizeof out, out, 0, NULL, NULL) == CL_SUCCESS;
-    for (uint32_t i = 0; ok && i < N; i++) {
-        const uint32_t o = i ^ 1u;
-        ok = out[i] == in[o];
-        for (uint32_t j = 0; ok && j < 4; j++) ok = out[N + 4 * i + j] == in[N + 4 * o + j];
-    }
-    for (int i = 0; i < 2; i++)
-        if (m[i]) clReleaseMemObject(m[i]);
-    if (k) clReleaseKernel(k);
-    if (prog) clReleaseProgram(prog);
-    if (q) clReleaseCommandQueue(q);
-    if (ctx) clReleaseContext(ctx);
-    return ok;
-}
-
 /* Whether the device's fp16 conversions are exact (what the kernels' CT_FP16_CONVERT
  * needs): those of cl_khr_fp16 where the device has it, else the core vload_half /
  * vstore_half_rte. CL_DEVICE_HALF_FP_CONFIG with denormals and round to nearest says
@@ -409,19 +338,15 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
                                      "asm volatile(\"shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;\" : \"=r\"(r) : \"r\"(o[0]));\n"
                                      "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n"
                                      "o[1] = r; }\n");
-    /* cp.async for the mat-vec's stages */
-    d->has_nv_async = d->has_nv_warp && probe_nv_async(d);
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
            "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d, PTX warp %d, "
-           "PTX cp.async %d, "
            "command buffers %d",
            d->name,
            d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
            d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
-           d->has_int_dot, d->has_nv_dp4a, d->has_nv_warp, d->has_nv_async,
-           d->has_cmdbuf);
+           d->has_int_dot, d->has_nv_dp4a, d->has_nv_warp, d->has_cmdbuf);
     return d;
 }
 

@@ -56,7 +56,6 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#define CT_HAS_INT_DOT %d\n"
              "#define CT_HAS_NV_DP4A %d\n"
              "#define CT_HAS_NV_WARP %d\n"
-             "#define CT_HAS_NV_ASYNC %d\n"
              "#define CT_CORRECTLY_ROUNDED_DIV %d\n"
              "#if CT_HAS_FP16\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#endif\n"
              "#if CT_HAS_FP64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
@@ -65,8 +64,7 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#define CT_RAISE_ERROR(err, code) "
              "((void)atomic_cmpxchg((volatile __global int *)(err), 0, (code)))\n",
              dev->has_subgroups, dev->has_fp16, dev->has_fp16_exact, dev->has_fp64, dev->has_int_dot,
-             dev->has_nv_dp4a, dev->has_nv_warp, dev->has_nv_async,
-             dev->has_correct_div_sqrt);
+             dev->has_nv_dp4a, dev->has_nv_warp, dev->has_correct_div_sqrt);
 }
 
 static void build_options(const ct_ocl_device *dev, char *out, size_t n) {

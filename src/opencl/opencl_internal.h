@@ -129,7 +129,6 @@ typedef struct ct_ocl_device {
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_nv_warp; /* NVIDIA's compiler takes inline PTX shfl.sync and bar.warp.sync (probed) */
-    bool has_nv_async;    /* ... and cp.async from global to local memory, which copies right (probed by a run) */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     bool has_cmdbuf;           /* cl_khr_command_buffer, usable with our queue: cmdbuf is filled */
     ct_cl_cmdbuf_api cmdbuf;

@@ -125,25 +125,18 @@ static void local_rows(size_t total, size_t units, size_t local[3]) {
 }
 
 /* Work-items of an 8-bit mat-vec team, which stages MVQ_TEAM units of MVQ_NR0 rows at a
- * time in local memory (kernels/mul_mvq.cl), in a ring of MVQ_STAGES stages where the
- * device copies by cp.async; a team's stage bytes (mvq_lane_words there). */
-enum { MVQ_TEAM = 32, MVQ_STAGES = 3 };
-static size_t mvq_stage_bytes(const ct_ocl_device *dev, ct_type t) {
+ * time in local memory (kernels/mul_mvq.cl); the stage's bytes (mvq_lane_words there). */
+enum { MVQ_TEAM = 32 };
+static size_t mvq_stage_bytes(ct_type t) {
     const size_t chunk = (size_t)MVQ_TEAM * MVQ_UNIT / (size_t)ct_type_block_size(t) * ct_type_size(t);
     const size_t lane_words = (chunk + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM);
-    return MVQ_NR0 * MVQ_TEAM * lane_words * 4 * (dev->has_nv_async ? MVQ_STAGES : 1);
-}
-
-/* The kernel's scratch for `teams` teams: IQ4_NL's table (16 bytes), then the stages,
- * which the kernel moves up to 12 bytes for cp.async's 16-byte alignment. */
-static size_t mvq_scratch_bytes(const ct_ocl_device *dev, ct_type t, size_t teams) {
-    return 16 + (dev->has_nv_async ? 16 : 0) + teams * mvq_stage_bytes(dev, t);
+    return MVQ_NR0 * MVQ_TEAM * lane_words * 4;
 }
 
 /* Teams in a work-group: as many as MV_WG work-items hold, 0 when not one fits. */
 static size_t mvq_teams(const ct_ocl_backend *be, ct_ocl_kernel_id id, ct_type t) {
     size_t teams = ct_ocl_clamp_wg(be, id, MV_WG) / MVQ_TEAM;
-    while (teams > 0 && mvq_scratch_bytes(be->dev, t, teams) > be->dev->local_mem) teams--;
+    while (teams > 0 && 16 + teams * mvq_stage_bytes(t) > be->dev->local_mem) teams--;
     return teams;
 }
 
@@ -205,7 +198,7 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
     /* 1-D groups of teams, MVQ_NR0 rows each; scratch: IQ4_NL's table, then a stage per team */
     const size_t teams = mvq_teams(be, id, a->type);
     local[0] = teams * MVQ_TEAM, local[1] = 1, local[2] = 1;
-    const size_t rows_per_group = MVQ_NR0 * teams, scratch = mvq_scratch_bytes(be->dev, a->type, teams);
+    const size_t rows_per_group = MVQ_NR0 * teams, scratch = 16 + teams * mvq_stage_bytes(a->type);
     groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
     groups[1] = one ? 1 : ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
     groups[2] = nbatch;

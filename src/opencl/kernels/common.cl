@@ -58,31 +58,6 @@ uint ct_nv_shfl_xor(uint v, int m) {
 #define CT_NV_WARP_SYNC() asm volatile("bar.warp.sync 0xffffffff;" ::: "memory")
 #endif
 
-#if CT_HAS_NV_ASYNC
-/* The shared-window address of a local pointer, which cp.async wants. NVIDIA's compiler
- * casts a local pointer to that (call 46: 0x508 for a second local argument); were it a
- * generic address, isspacep says so and cvta converts it. */
-uint ct_nv_shared_addr(__local const void *p) {
-    ulong a = (ulong)(size_t)p;
-    asm("{ .reg .pred g; isspacep.shared g, %0; @g cvta.to.shared.u64 %0, %0; }" : "+l"(a));
-    return (uint)a;
-}
-/* 4 or 16 bytes from global to local memory without passing through registers
- * (sm_80 cp.async; the 16-byte form bypasses L1 and wants both addresses 16-byte
- * aligned, else the kernel faults and with it every later call in the process);
- * complete after a commit and a wait, and then seen by the other lanes after
- * CT_NV_WARP_SYNC */
-void ct_nv_cp4(__local uint *dst, const __global uint *src) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(ct_nv_shared_addr(dst)), "l"(src) : "memory");
-}
-void ct_nv_cp16(__local uint *dst, const __global uint *src) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(ct_nv_shared_addr(dst)), "l"(src) : "memory");
-}
-#define CT_NV_ASYNC_COMMIT() asm volatile("cp.async.commit_group;" ::: "memory")
-/* this lane's copies but those of the newest n commits are done (n a literal) */
-#define CT_NV_ASYNC_WAIT(n) asm volatile("cp.async.wait_group " #n ";" ::: "memory")
-#endif
-
 /* ---- byte-level loads and stores ----------------------------------------------- */
 
 ushort ct_ld_u16(const __global uchar *p) { return (ushort)(p[0] | ((uint)p[1] << 8)); }

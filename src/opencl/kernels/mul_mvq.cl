@@ -143,17 +143,16 @@ __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, 
 
 /* ---- src0 units ------------------------------------------------------------- */
 
-/* Half j of unit u (y block j of its two): 32 values as packed signed bytes p[0..7]
- * (p[k] holds values 4k..4k+3), and the integer dot m[0] * dp4(p[0..3], y) +
- * m[1] * dp4(p[4..7], y) - off * y.s, then a, b as in the header. m != 1 only for
- * Q6_K's scales of 16 values. A half at a time keeps 8 words of values live per src0
- * row, not the unit's 16. */
-typedef struct mvq_half {
-    int p[8];
-    int m[2];
+/* Unit u of a row: 64 values as packed signed bytes p[0..15] (p[8j + k] holds
+ * values 4k..4k+3 of y block yb[j]), and for each of the two y blocks j the integer
+ * dot sum_k m[2j + k/4] * dp4(p[8j + k], y) - off * y.s, then a[j], b[j] as in the
+ * header. m != 1 only for Q6_K's scales of 16 values. */
+typedef struct mvq_unit {
+    int p[16];
+    int m[4];
     int off;
-    float a, b;
-} mvq_half;
+    float a[2], b[2];
+} mvq_unit;
 
 /* word i (32 bits) at a 4-byte aligned address of the stage */
 uint mvq_w(__local const uchar *p, int i) { return ((__local const uint *)p)[i]; }
@@ -168,19 +167,11 @@ float mvq_h(uint bits16) {
 uint mvq_spread4(uint x) { return ((x * 0x204081u) & 0x01010101u) << 4; }
 
 /* Nibbles of four qs words: low ones are values 0..15, high ones 16..31 (the
- * ggml order), into p[0..7]. */
+ * ggml order), into p[0..7] of y block j. */
 void mvq_nibbles(const uint *q, int *p) {
     for (int k = 0; k < 4; k++) {
         p[k] = (int)(q[k] & 0x0F0F0F0Fu);
         p[4 + k] = (int)((q[k] >> 4) & 0x0F0F0F0Fu);
-    }
-}
-
-/* Q5's fifth bits (qh: bit i for value i) into bit 4 of p's bytes */
-void mvq_fifth_bits(const uint qh, int *p) {
-    for (int k = 0; k < 4; k++) {
-        p[k] |= (int)mvq_spread4((qh >> (4 * k)) & 15u);
-        p[4 + k] |= (int)mvq_spread4((qh >> (16 + 4 * k)) & 15u);
     }
 }
 
@@ -195,28 +186,28 @@ void mvq_scale_min_k4(int j, __local const uchar *s, int *d, int *m) {
     }
 }
 
-/* Half j of unit u of the chunk staged at x (u counts from the chunk's first unit).
- * kv: IQ4_NL's 16 values in local memory where there is no byte permute (shuffle()
- * on a char16 of them ran the H200's IQ4_NL mat-vec 2.3x slower, call 16). The two
- * blocks of a unit share words at their seam (Q4_0, Q5_0, Q8_0: a block is 2 bytes
- * past a word boundary), so a half loads the words from its block's first. */
-void mvq_decode(const int t, __local const uchar *x, const int u, const int j, __local const char *kv,
-                mvq_half *o) {
-    o->m[0] = o->m[1] = 1;
+/* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
+/* kv: IQ4_NL's 16 values in local memory (shuffle() on a char16 of them ran the H200's
+ * IQ4_NL mat-vec 2.3x slower, call 16) */
+void mvq_decode(const int t, __local const uchar *x, const int u, __local const char *kv, mvq_unit *o) {
+    for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
-    o->b = 0.0f;
+    o->b[0] = o->b[1] = 0.0f;
     switch (t) {
     case MM_Q4_0:
-    case MM_IQ4_NL: { /* two 18-byte blocks: d | qs[16]; block j in words 4j .. 4j + 4 */
-        uint w[5], q[4];
-        for (int i = 0; i < 5; i++) w[i] = mvq_w(x + 36 * u, 4 * j + i);
-        for (int k = 0; k < 4; k++) q[k] = j == 0 ? mvq_mid(w[k], w[k + 1]) : w[k + 1];
-        mvq_nibbles(q, o->p);
-        o->a = mvq_h(j == 0 ? w[0] : w[0] >> 16);
+    case MM_IQ4_NL: { /* two 18-byte blocks: d | qs[16] */
+        __local const uchar *b = x + 36 * u;
+        uint w[9];
+        for (int i = 0; i < 9; i++) w[i] = mvq_w(b, i);
+        const uint q0[4] = {mvq_mid(w[0], w[1]), mvq_mid(w[1], w[2]), mvq_mid(w[2], w[3]), mvq_mid(w[3], w[4])};
+        const uint q1[4] = {w[5], w[6], w[7], w[8]};
+        mvq_nibbles(q0, o->p);
+        mvq_nibbles(q1, o->p + 8);
+        o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[4] >> 16);
         if (t == MM_Q4_0) {
             o->off = 8;
         } else {
-            for (int k = 0; k < 8; k++) {
+            for (int k = 0; k < 16; k++) {
 #if CT_HAS_NV_DP4A
                 o->p[k] = mvq_iq4nl_lookup((uint)o->p[k]);
 #else
@@ -227,39 +218,54 @@ void mvq_decode(const int t, __local const uchar *x, const int u, const int j, _
         }
         return;
     }
-    case MM_Q4_1: { /* 20-byte blocks: d, m | qs[16] */
-        __local const uchar *b = x + 20 * (2 * u + j);
-        const uint h = mvq_w(b, 0);
-        const uint q[4] = {mvq_w(b, 1), mvq_w(b, 2), mvq_w(b, 3), mvq_w(b, 4)};
-        mvq_nibbles(q, o->p);
-        o->a = mvq_h(h), o->b = mvq_h(h >> 16);
+    case MM_Q4_1: { /* two 20-byte blocks: d, m | qs[16] */
+        for (int j = 0; j < 2; j++) {
+            __local const uchar *b = x + 20 * (2 * u + j);
+            const uint h = mvq_w(b, 0);
+            const uint q[4] = {mvq_w(b, 1), mvq_w(b, 2), mvq_w(b, 3), mvq_w(b, 4)};
+            mvq_nibbles(q, o->p + 8 * j);
+            o->a[j] = mvq_h(h), o->b[j] = mvq_h(h >> 16);
+        }
         return;
     }
-    case MM_Q5_0: { /* two 22-byte blocks d | qh[4] | qs[16]; block j in words 5j .. 5j + 5 */
-        uint w[6], q[4];
-        for (int i = 0; i < 6; i++) w[i] = mvq_w(x + 44 * u, 5 * j + i);
-        const uint qh = j == 0 ? mvq_mid(w[0], w[1]) : w[1];
-        for (int k = 0; k < 4; k++) q[k] = j == 0 ? mvq_mid(w[1 + k], w[2 + k]) : w[2 + k];
-        mvq_nibbles(q, o->p);
-        mvq_fifth_bits(qh, o->p);
-        o->a = mvq_h(j == 0 ? w[0] : w[0] >> 16);
-        o->off = 16;
+    case MM_Q5_0:
+    case MM_Q5_1: { /* Q5_0: two 22-byte blocks d | qh[4] | qs[16]; Q5_1: 24-byte d, m | qh | qs */
+        uint qh[2], q[2][4];
+        if (t == MM_Q5_0) {
+            __local const uchar *b = x + 44 * u;
+            uint w[11];
+            for (int i = 0; i < 11; i++) w[i] = mvq_w(b, i);
+            qh[0] = mvq_mid(w[0], w[1]);
+            for (int k = 0; k < 4; k++) q[0][k] = mvq_mid(w[1 + k], w[2 + k]);
+            qh[1] = w[6];
+            for (int k = 0; k < 4; k++) q[1][k] = w[7 + k];
+            o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[5] >> 16);
+            o->off = 16;
+        } else {
+            for (int j = 0; j < 2; j++) {
+                __local const uchar *b = x + 24 * (2 * u + j);
+                const uint h = mvq_w(b, 0);
+                qh[j] = mvq_w(b, 1);
+                for (int k = 0; k < 4; k++) q[j][k] = mvq_w(b, 2 + k);
+                o->a[j] = mvq_h(h), o->b[j] = mvq_h(h >> 16);
+            }
+        }
+        for (int j = 0; j < 2; j++) {
+            mvq_nibbles(q[j], o->p + 8 * j);
+            for (int k = 0; k < 4; k++) {
+                o->p[8 * j + k] |= (int)mvq_spread4((qh[j] >> (4 * k)) & 15u);
+                o->p[8 * j + 4 + k] |= (int)mvq_spread4((qh[j] >> (16 + 4 * k)) & 15u);
+            }
+        }
         return;
     }
-    case MM_Q5_1: { /* 24-byte blocks: d, m | qh | qs[16] */
-        __local const uchar *b = x + 24 * (2 * u + j);
-        const uint h = mvq_w(b, 0);
-        const uint q[4] = {mvq_w(b, 2), mvq_w(b, 3), mvq_w(b, 4), mvq_w(b, 5)};
-        mvq_nibbles(q, o->p);
-        mvq_fifth_bits(mvq_w(b, 1), o->p);
-        o->a = mvq_h(h), o->b = mvq_h(h >> 16);
-        return;
-    }
-    case MM_Q8_0: { /* two 34-byte blocks: d | qs[32]; block j in words 8j .. 8j + 8 */
-        uint w[9];
-        for (int i = 0; i < 9; i++) w[i] = mvq_w(x + 68 * u, 8 * j + i);
-        for (int k = 0; k < 8; k++) o->p[k] = (int)(j == 0 ? mvq_mid(w[k], w[k + 1]) : w[k + 1]);
-        o->a = mvq_h(j == 0 ? w[0] : w[0] >> 16);
+    case MM_Q8_0: { /* two 34-byte blocks: d | qs[32] */
+        __local const uchar *b = x + 68 * u;
+        uint w[17];
+        for (int i = 0; i < 17; i++) w[i] = mvq_w(b, i);
+        for (int k = 0; k < 8; k++) o->p[k] = (int)mvq_mid(w[k], w[k + 1]);
+        for (int k = 0; k < 8; k++) o->p[8 + k] = (int)w[9 + k];
+        o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[8] >> 16);
         return;
     }
     case MM_Q4_K:
@@ -268,15 +274,27 @@ void mvq_decode(const int t, __local const uchar *x, const int u, const int j, _
         __local const uchar *b = x + (q4k ? 144 : 176) * (u >> 2);
         const int c = u & 3;
         __local const uchar *qs = b + (q4k ? 16 : 48) + 32 * c;
-        for (int k = 0; k < 8; k++) {
-            o->p[k] = (int)((mvq_w(qs, k) >> (4 * j)) & 0x0F0F0F0Fu);
-            if (!q4k) o->p[k] |= (int)(((mvq_w(b + 16, k) >> (2 * c + j)) & 0x01010101u) << 4);
-        }
         const uint h = mvq_w(b, 0);
-        int sc, m;
-        mvq_scale_min_k4(2 * c + j, b + 4, &sc, &m);
-        o->a = mvq_h(h) * (float)sc;
-        o->b = -(mvq_h(h >> 16) * (float)m);
+        uint q[8];
+        for (int k = 0; k < 8; k++) q[k] = mvq_w(qs, k);
+        for (int k = 0; k < 8; k++) {
+            o->p[k] = (int)(q[k] & 0x0F0F0F0Fu);
+            o->p[8 + k] = (int)((q[k] >> 4) & 0x0F0F0F0Fu);
+        }
+        if (!q4k) {
+            for (int k = 0; k < 8; k++) {
+                const uint qh = mvq_w(b + 16, k);
+                o->p[k] |= (int)(((qh >> (2 * c)) & 0x01010101u) << 4);
+                o->p[8 + k] |= (int)(((qh >> (2 * c + 1)) & 0x01010101u) << 4);
+            }
+        }
+        const float d = mvq_h(h), dmin = mvq_h(h >> 16);
+        for (int j = 0; j < 2; j++) {
+            int sc, m;
+            mvq_scale_min_k4(2 * c + j, b + 4, &sc, &m);
+            o->a[j] = d * (float)sc;
+            o->b[j] = -(dmin * (float)m);
+        }
         return;
     }
     case MM_Q6_K:
@@ -289,13 +307,15 @@ void mvq_decode(const int t, __local const uchar *x, const int u, const int j, _
         for (int k = 0; k < 8; k++) {
             const uint l = (uint)ql[2 * k] | ((uint)ql[2 * k + 1] << 16);
             const uint hb = (uint)qh[2 * k] | ((uint)qh[2 * k + 1] << 16);
-            const uint v = ((l >> (4 * j)) & 0x0F0F0F0Fu) | (((hb >> (2 * kk + 4 * j)) & 0x03030303u) << 4);
+            const uint v0 = (l & 0x0F0F0F0Fu) | (((hb >> (2 * kk)) & 0x03030303u) << 4);
+            const uint v1 = ((l >> 4) & 0x0F0F0F0Fu) | (((hb >> (2 * kk + 4)) & 0x03030303u) << 4);
             /* minus 32 in each byte without borrows: (v | 0x80) - 0x20, then bit 7 back */
-            o->p[k] = (int)(((v | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
+            o->p[k] = (int)(((v0 | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
+            o->p[8 + k] = (int)(((v1 | 0x80808080u) - 0x20202020u) ^ 0x80808080u);
         }
-        __local const char *sc = (__local const char *)(b + 192 + 8 * h + 2 * kk + 4 * j);
-        o->m[0] = sc[0], o->m[1] = sc[1];
-        o->a = vload_half(0, (__local const half *)(b + 208));
+        __local const char *sc = (__local const char *)(b + 192 + 8 * h + 2 * kk);
+        o->m[0] = sc[0], o->m[1] = sc[1], o->m[2] = sc[4], o->m[3] = sc[5];
+        o->a[0] = o->a[1] = vload_half(0, (__local const half *)(b + 208));
         return;
     }
     }
@@ -308,25 +328,10 @@ void mvq_decode(const int t, __local const uchar *x, const int u, const int j, _
  * neighbouring lanes, then each lane decodes its unit from there. Read straight from
  * global memory, a lane's words lie a unit (36-68 bytes) apart and each load touches
  * ~9 cache lines: with nothing but those loads the kernel reached 68% of the H200's
- * copy bandwidth (docs/perf/NOTES-h200.md, call 14).
- *
- * Two ways to keep the next chunks' loads in flight while the lanes compute:
- * - by registers (every device): the next chunk is loaded into registers before this
- *   one is decoded, and stored to the (one) stage after; it costs a lane up to 34
- *   registers (Q8_0's two rows);
- * - by cp.async (CT_MVQ_ASYNC, NVIDIA sm_80+): the copies go from global to local memory
- *   without registers, into a ring of MVQ_STAGES stages, MVQ_STAGES - 1 chunks ahead. */
+ * copy bandwidth (docs/perf/NOTES-h200.md, call 14). The next chunk's loads are issued
+ * before this one is decoded, so they are in flight while the lanes compute. */
 #define MVQ_TEAM 32
 #define MVQ_LW_MAX 17 /* the most words a lane loads per chunk and row (Q8_0) */
-#ifndef CT_MVQ_ASYNC
-#define CT_MVQ_ASYNC CT_HAS_NV_ASYNC
-#endif
-#if CT_MVQ_ASYNC && !CT_HAS_NV_ASYNC
-#error "CT_MVQ_ASYNC needs cp.async (the device probe found none)"
-#endif
-#ifndef MVQ_STAGES
-#define MVQ_STAGES 3 /* with CT_MVQ_ASYNC; ops_mul_mat.c sizes the stages from it */
-#endif
 
 /* Bytes of n units from a unit that starts a block pair (K-quants: a super-block, n % 4 == 0). */
 int mvq_units_bytes(const int t, const int n) {
@@ -343,9 +348,7 @@ int mvq_units_bytes(const int t, const int n) {
     }
 }
 
-/* Words a lane loads per chunk and row (ops_mul_mat.c sizes the stage from this); a
- * chunk's bytes are a multiple of 16, and Q6_K's 2-byte shift (below) fits in the
- * rounding up. */
+/* Words a lane loads per chunk and row (ops_mul_mat.c sizes the stage from this). */
 int mvq_lane_words(const int t) { return (mvq_units_bytes(t, MVQ_TEAM) + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM); }
 
 /* This lane's words of the chunk at unit `base` of each row; Q6_K rows, 2-byte
@@ -374,62 +377,9 @@ void mvq_stage_load(const int t, const __global uchar *const *row, const int bas
     }
 }
 
-#if CT_MVQ_ASYNC
-/* Bytes a row's stage starts before its data: Q6_K rows may start 2 bytes past a word,
- * and the stage then starts at that word (16-byte copies only where rows start at 16). */
-int mvq_stage_shift(const __global uchar *row, const int a16) { return a16 ? 0 : (int)((size_t)row & 3); }
-
-/* This lane's copies of the chunk at unit `base` of each row into the stage `s` (rows
- * sw words apart): by 16 bytes where a16 (rows and their starts multiples of 16 bytes, so
- * every chunk is), else by words from the word holding the row's first byte. A last word
- * that reaches past the row's end (Q6_K rows of an odd byte count / 2) is read by
- * halves, so nothing past a row is read. */
-void mvq_stage_async(const int t, const __global uchar *const *row, const int base, const int nunits,
-                     const int lane, const int a16, __local uint *s, const int sw) {
-    const int lw = mvq_lane_words(t);
-    const int cs = mvq_units_bytes(t, base), nb = mvq_units_bytes(t, min(MVQ_TEAM, nunits - base));
-    for (int r = 0; r < MVQ_NR0; r++) {
-        if (a16) {
-            const __global uint *p = (const __global uint *)(row[r] + cs);
-            for (int i = 0; i < (lw + 3) / 4; i++) {
-                const int q = i * MVQ_TEAM + lane;
-                if (q < nb / 16) ct_nv_cp16(s + r * sw + 4 * q, p + 4 * q);
-            }
-        } else {
-            const int sh = mvq_stage_shift(row[r], 0);
-            const __global uint *p = (const __global uint *)(row[r] + cs - sh);
-            const int nw = (sh + nb + 3) / 4, tail = (sh + nb) & 3;
-            for (int i = 0; i < lw; i++) {
-                const int w = i * MVQ_TEAM + lane;
-                if (w >= nw) continue;
-                if (tail && w == nw - 1)
-                    *(__local ushort *)(s + r * sw + w) = *(const __global ushort *)(p + w);
-                else
-                    ct_nv_cp4(s + r * sw + w, p + w);
-            }
-        }
-    }
-}
-
-/* waits for all but the newest MVQ_STAGES - 1 commits */
-void mvq_async_wait(void) {
-    if (MVQ_STAGES == 2)
-        CT_NV_ASYNC_WAIT(1);
-    else if (MVQ_STAGES == 3)
-        CT_NV_ASYNC_WAIT(2);
-    else
-        CT_NV_ASYNC_WAIT(3);
-}
-#endif
-
-/* Synchronizes a team: its warp or sub-group when teams are those (sg), else the work-group. */
+/* Synchronizes a team: its sub-group when teams are sub-groups (sg), else the work-group. */
 void mvq_team_barrier(const int sg) {
-#if CT_HAS_NV_WARP
-    if (sg) {
-        CT_NV_WARP_SYNC();
-        return;
-    }
-#elif CT_HAS_SUBGROUPS
+#if CT_HAS_SUBGROUPS
     if (sg) {
         sub_group_barrier(CLK_LOCAL_MEM_FENCE);
         return;
@@ -447,76 +397,19 @@ void mvq_team_barrier(const int sg) {
 #define MVQ_PASS \
     src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
 
-/* Unit u (this lane's) of the chunk staged at x (rows sw words apart, row r's data sh[r]
- * bytes in) against src1 rows [0, nr1) of the work buffer, into acc[c][r]; a y block (a
- * half unit) at a time. */
-void mvq_unit_dots(const int t, const int nr1max, __local const uint *x, const int sw, const int *sh,
-                   const int u, const int lane, const int nunits, const __global uchar *yq,
-                   const __global float2 *yds, const int ne00, const int nr1, __local const char *kv, float *acc) {
-    for (int j = 0; j < 2; j++) {
-        mvq_half w[MVQ_NR0];
-        for (int r = 0; r < MVQ_NR0; r++)
-            mvq_decode(t, (__local const uchar *)(x + r * sw) + sh[r], lane, j, kv, &w[r]);
-        for (int c = 0; c < nr1max; c++) {
-            if (c >= nr1) break;
-            const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
-            const int4 ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
-            const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
-            const float2 ds = yds[2 * ((ulong)c * (ulong)nunits + (ulong)u) + j]; /* (d, s) of block (u, j) */
-            const float yd = ds.x;
-            const int ys = as_int(ds.y);
-            for (int r = 0; r < MVQ_NR0; r++) {
-                int h0 = 0, h1 = 0;
-                for (int k = 0; k < 4; k++) h0 = mvq_dp4(w[r].p[k], y[k], h0);
-                for (int k = 4; k < 8; k++) h1 = mvq_dp4(w[r].p[k], y[k], h1);
-                const int isum = w[r].m[0] * h0 + w[r].m[1] * h1 - w[r].off * ys;
-                acc[c * MVQ_NR0 + r] += yd * (w[r].a * (float)isum + w[r].b * (float)ys);
-            }
-        }
-    }
-}
-
 /* This lane's share of the dot products of MVQ_NR0 src0 rows at x (rows past nr0
  * repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
- * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words, times
- * MVQ_STAGES with CT_MVQ_ASYNC). nr1max (a constant of each kernel, nr1 <= nr1max <=
- * MVQ_NR1) bounds the accumulators the compiler keeps in registers. */
+ * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). nr1max
+ * (a constant of each kernel, nr1 <= nr1max <= MVQ_NR1) bounds the accumulators the
+ * compiler keeps in registers. */
 void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulong nb01, const int nr0,
-              const __global uchar *yq, const __global float2 *yds, const int ne00, const int nr1,
+              const __global uchar *yq, const __global float4 *yds, const int ne00, const int nr1,
               __local const char *kv, const int lane, const int sg, __local uint *stage, float *acc) {
     const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
     const __global uchar *row[MVQ_NR0];
     for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
     for (int i = 0; i < nr1max * MVQ_NR0; i++) acc[i] = 0.0f;
-    int sh[MVQ_NR0];
-#if CT_MVQ_ASYNC
-    if (sg) { /* teams are warps */
-        const int a16 = (((size_t)x | (size_t)nb01 | (size_t)mvq_units_bytes(t, nunits)) & 15) == 0;
-        for (int r = 0; r < MVQ_NR0; r++) sh[r] = mvq_stage_shift(row[r], a16);
-        const int slot = MVQ_NR0 * sw;
-        for (int k = 0; k < MVQ_STAGES - 1; k++) {
-            if (k * MVQ_TEAM < nunits) mvq_stage_async(t, row, k * MVQ_TEAM, nunits, lane, a16, stage + k * slot, sw);
-            CT_NV_ASYNC_COMMIT();
-        }
-        int cur = 0; /* the slot of the chunk at base */
-        for (int base = 0; base < nunits; base += MVQ_TEAM) {
-            CT_NV_WARP_SYNC(); /* every lane is done with the slot refilled next (the previous chunk's) */
-            const int ahead = base + (MVQ_STAGES - 1) * MVQ_TEAM;
-            const int next = cur == 0 ? MVQ_STAGES - 1 : cur - 1;
-            if (ahead < nunits) mvq_stage_async(t, row, ahead, nunits, lane, a16, stage + next * slot, sw);
-            CT_NV_ASYNC_COMMIT();
-            mvq_async_wait(); /* this lane's copies of the chunk at base ... */
-            CT_NV_WARP_SYNC(); /* ... and every lane's */
-            const int u = base + lane;
-            if (u < nunits)
-                mvq_unit_dots(t, nr1max, stage + cur * slot, sw, sh, u, lane, nunits, yq, yds, ne00, nr1, kv, acc);
-            cur = cur == MVQ_STAGES - 1 ? 0 : cur + 1;
-        }
-        return;
-    }
-#endif
-    for (int r = 0; r < MVQ_NR0; r++) sh[r] = 0;
     uint v[MVQ_NR0][MVQ_LW_MAX];
     mvq_stage_load(t, row, 0, nunits, lane, v);
     for (int base = 0; base < nunits; base += MVQ_TEAM) {
@@ -526,30 +419,50 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
         mvq_team_barrier(sg);
         if (base + MVQ_TEAM < nunits) mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);
         const int u = base + lane;
-        if (u < nunits) mvq_unit_dots(t, nr1max, stage, sw, sh, u, lane, nunits, yq, yds, ne00, nr1, kv, acc);
+        if (u >= nunits) continue;
+        mvq_unit w[MVQ_NR0];
+        for (int r = 0; r < MVQ_NR0; r++)
+            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);
+        for (int c = 0; c < nr1max; c++) {
+            if (c >= nr1) break;
+            const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
+            const float4 ds4 = yds[(ulong)c * (ulong)nunits + (ulong)u]; /* (d, s) of blocks (u, 0), (u, 1) */
+            for (int j = 0; j < 2; j++) {
+                const int4 ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
+                const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
+                const float2 ds = j == 0 ? ds4.s01 : ds4.s23;
+                const float yd = ds.x;
+                const int ys = as_int(ds.y);
+                for (int r = 0; r < MVQ_NR0; r++) {
+                    const int *p = w[r].p + 8 * j;
+                    int h0 = 0, h1 = 0;
+                    for (int k = 0; k < 4; k++) h0 = mvq_dp4(p[k], y[k], h0);
+                    for (int k = 4; k < 8; k++) h1 = mvq_dp4(p[k], y[k], h1);
+                    const int isum = w[r].m[2 * j] * h0 + w[r].m[2 * j + 1] * h1 - w[r].off * ys;
+                    acc[c * MVQ_NR0 + r] += yd * (w[r].a[j] * (float)isum + w[r].b[j] * (float)ys);
+                }
+            }
+        }
     }
 }
 
 /* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows, and takes
  * nr1max src1 rows (MVQ_NR1, or 1 in the kernels for a single src1 row). Teams are
- * warps on NVIDIA (warp barriers and shuffles by inline PTX) and sub-groups where a
- * device's are MVQ_TEAM wide; a team past the last row then leaves at once. Elsewhere
- * they are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every
- * team runs every chunk (past the last row it repeats that row and stores nothing),
- * and the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams'
- * stages (ops_mul_mat.c sizes it); the reduction reuses all of it. The warp's and the
- * local-memory reductions add lane + h into lane for h = 16, 8, 4, 2, 1, so both give
- * lane 0 the same bits (sub_group_reduce_add has its own order). */
+ * sub-groups where the device's are MVQ_TEAM wide (NVIDIA): sub-group barriers and
+ * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
+ * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
+ * runs every chunk (past the last row it repeats that row and stores nothing), and
+ * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
+ * (ops_mul_mat.c sizes it); the reduction reuses all of it. */
 void mvq(const int t, const int nr1max, MVQ_ARGS) {
     const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
     const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
     const __global uchar *yq = work + yrow0 * (ulong)ne00;
-    const __global float2 *yds = (const __global float2 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 32);
+    const __global float4 *yds = (const __global float4 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 64);
     __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
     const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
-    const int team_words = MVQ_NR0 * sw * (CT_MVQ_ASYNC ? MVQ_STAGES : 1);
 
     __local char *kv = (__local char *)scratch;
     if (t == MM_IQ4_NL) {
@@ -558,43 +471,28 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
     }
 
     float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
-#if CT_HAS_NV_WARP || CT_HAS_SUBGROUPS
-#if CT_HAS_NV_WARP
-    {
-        const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM, nteams = get_local_size(0) / MVQ_TEAM;
-#else
+#if CT_HAS_SUBGROUPS
     if (get_max_sub_group_size() == MVQ_TEAM) {
-        const int team = get_sub_group_id(), lane = get_sub_group_local_id(), nteams = get_num_sub_groups();
-#endif
-        const int r0 = (get_group_id(0) * nteams + team) * MVQ_NR0;
+        const int team = get_sub_group_id(), lane = get_sub_group_local_id();
+        const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
         if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
-        __local uint *stage = (__local uint *)(scratch + 4);
-#if CT_MVQ_ASYNC
-        stage += ((16u - (ct_nv_shared_addr(stage) & 15u)) & 15u) / 4u; /* cp.async's 16 bytes: 16-byte aligned */
-#endif
-        stage += team * team_words;
+        __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
         mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
 #pragma unroll
         for (int v = 0; v < nr1max * MVQ_NR0; v++) {
             if (v >= nv) break;
-#if CT_HAS_NV_WARP
-            float s = acc[v];
-            for (int h = MVQ_TEAM / 2; h > 0; h >>= 1) s += as_float(ct_nv_shfl_xor(as_uint(s), h));
-#else
             const float s = sub_group_reduce_add(acc[v]);
-#endif
             const int c = v / MVQ_NR0, r = v % MVQ_NR0;
             if (lane == 0 && r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
         }
         return;
     }
 #endif
-#if !CT_HAS_NV_WARP
     const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
     const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    __local uint *stage = (__local uint *)(scratch + 4) + team * team_words;
+    __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
     mvq_dots(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage,
              acc);
     __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
@@ -612,7 +510,6 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
         const int c = v / MVQ_NR0, r = v % MVQ_NR0;
         if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = part[v * MVQ_TEAM];
     }
-#endif
 }
 
 /* ct_mul_mvq_<t>_f32 takes MVQ_NR1 src1 rows a work-group; ct_mul_mvq1_<t>_f32 one (the
@@ -633,11 +530,8 @@ MVQ_KERNEL(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL(q4_K, MM_Q4_K)
 MVQ_KERNEL(q5_K, MM_Q5_K)
 MVQ_KERNEL(q6_K, MM_Q6_K)
-MVQ_KERNEL1(q4_0, MM_Q4_0)
 MVQ_KERNEL1(q4_1, MM_Q4_1)
-MVQ_KERNEL1(q5_0, MM_Q5_0)
 MVQ_KERNEL1(q5_1, MM_Q5_1)
-MVQ_KERNEL1(q8_0, MM_Q8_0)
 MVQ_KERNEL1(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL1(q4_K, MM_Q4_K)
 MVQ_KERNEL1(q5_K, MM_Q5_K)
