@@ -40,25 +40,21 @@ typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
     ct_ocl_kernel_id mm128;
     ct_ocl_kernel_id mvq, mvq1; /* MVQ_NR1 src1 rows a group, and one; CT_OCL_K_COUNT for float types */
-    ct_ocl_kernel_id mvqf;      /* one src1 row, quantized in the kernel; CT_OCL_K_COUNT for float types */
 } mm_kernels;
 
 static bool kernels_for(ct_type t, mm_kernels *k) {
-#define MM_CASE(T, ID, C4, MVQ, MVQ1, MVQF)                                                                               \
+#define MM_CASE(T, ID, C4, MVQ, MVQ1)                                                                               \
     case CT_TYPE_##T:                                                                                             \
         *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4, \
-                          CT_OCL_K_MUL_MM128_##ID##_F32, MVQ, MVQ1, MVQF};                                             \
+                          CT_OCL_K_MUL_MM128_##ID##_F32, MVQ, MVQ1};                                             \
         return true;
-#define MM_QCASE(T)                                                                                    \
-    MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_MUL_MVQ1_##T##_F32, \
-            CT_OCL_K_MUL_MVQF_##T##_F32)
+#define MM_QCASE(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_MUL_MVQ1_##T##_F32)
 /* no one-src1-row kernel: the MVQ_NR1 kernel is faster for these (kernels/mul_mvq.cl) */
-#define MM_QCASE8(T) \
-    MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQF_##T##_F32)
+#define MM_QCASE8(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_COUNT)
     switch (t) {
-        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
-        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
-        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
+        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
+        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
+        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
         MM_QCASE8(Q4_0)
         MM_QCASE(Q4_1)
         MM_QCASE8(Q5_0)
@@ -156,54 +152,6 @@ static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_k
     size_t row_bytes;
     return a->ne[0] > 0 && a->ne[0] % MVQ_UNIT == 0 && ct_row_size(a->type, a->ne[0], &row_bytes) == CT_OK &&
            row_bytes <= INT_MAX && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
-}
-
-/* The fused kernel's local memory for `teams` teams and rows of ne00 values: up to 12
- * bytes to its first 16-byte boundary, IQ4_NL's table, the row's 8-bit blocks (1.25
- * bytes a value), the stages. */
-static size_t mvqf_scratch_bytes(ct_type t, size_t ne00, size_t teams) {
-    return 16 + 16 + ne00 + ne00 / 4 + teams * mvq_stage_bytes(t);
-}
-
-/* One src1 row whose blocks fit in local memory beside as many teams as the two-kernel
- * path runs: the fused kernel, which quantizes the row itself. */
-static bool mvqf_applies(const ct_ocl_backend *be, const ct_tensor *a, const ct_tensor *b, const mm_kernels *k) {
-    if (b->ne[1] != 1 || k->mvqf == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, k->mvqf)) return false;
-    const size_t teams = ct_ocl_clamp_wg(be, k->mvqf, MV_WG) / MVQ_TEAM;
-    return teams > 0 && teams == mvq_teams(be, k->mvq, a->type) &&
-           mvqf_scratch_bytes(a->type, (size_t)a->ne[0], teams) <= be->dev->local_mem;
-}
-
-/* The fused mat-vec of one src1 row (kernels/mul_mvq.cl, mvq_fused). */
-static ct_status encode_mvqf(ct_ocl_backend *be, ct_tensor *node, const mm_kernels *k) {
-    const ct_tensor *a = node->src[0], *b = node->src[1];
-    const ct_ocl_kernel_id id = k->mvqf;
-    const cl_int ne00 = (cl_int)a->ne[0], ne01 = (cl_int)a->ne[1], ne12 = (cl_int)b->ne[2];
-    const cl_int r2 = (cl_int)(b->ne[2] / a->ne[2]), r3 = (cl_int)(b->ne[3] / a->ne[3]);
-    const size_t teams = ct_ocl_clamp_wg(be, id, MV_WG) / MVQ_TEAM;
-    size_t groups[3], local[3] = {teams * MVQ_TEAM, 1, 1};
-    groups[0] = ((size_t)ne01 + MVQ_NR0 * teams - 1) / (MVQ_NR0 * teams);
-    groups[1] = 1, groups[2] = (size_t)b->ne[2] * (size_t)b->ne[3];
-    const cl_ulong nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3], nb12 = b->nb[2], nb13 = b->nb[3];
-    const cl_ulong nb2 = node->nb[2], nb3 = node->nb[3];
-    ct_status st = ct_ocl_set_arg_tensor(be, id, 0, a, "src0");
-    if (st == CT_OK) st = ct_ocl_set_arg_tensor(be, id, 2, b, "src1");
-    if (st == CT_OK) st = ct_ocl_set_arg_tensor(be, id, 4, node, "dst");
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 6, ne00);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 7, ne01);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 8, nb01);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 9, nb02);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 10, nb03);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 11, ne12);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 12, nb12);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 13, nb13);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 14, nb2);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 15, nb3);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 16, r2);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, 17, r3);
-    if (st == CT_OK) st = ct_ocl_set_arg_local(be, id, 18, mvqf_scratch_bytes(a->type, (size_t)ne00, teams));
-    if (st == CT_OK) st = ct_ocl_dispatch(be, id, groups, local);
-    return st;
 }
 
 /* src1 into 8-bit blocks in the work buffer, then the integer-dot mat-vec. */
@@ -315,7 +263,7 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node) {
         groups[2] = nbatch;
         scratch = (big ? MM128_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
     } else if (mvq_applies(be, a, &k)) {
-        return mvqf_applies(be, a, b, &k) ? encode_mvqf(be, node, &k) : encode_mvq(be, node, &k);
+        return encode_mvq(be, node, &k);
     } else {
         id = k.mv;
         const size_t nr0 = MV_NR0, nr1 = MV_NR1;

@@ -141,40 +141,6 @@ __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, 
     }
 }
 
-/* Block b of a contiguous src1 row (32 floats at v) into local memory laid out as
- * the work buffer's row (q planes at yq, (d, s) at yds[2 * u + j]), by one work-item:
- * ct_quantize_qy's arithmetic on the same values (the max and the integer sum are
- * exact in any order), so its bytes. For the fused kernel. */
-void mvq_quantize_block(const __global float *v, const int b, const int ne10, const int q6k, __local uchar *yq,
-                        __local float2 *yds) {
-    float amax = 0.0f;
-    int flags = 0;
-    for (int g = 0; g < 8; g++) {
-        const float4 x = vload4(g, v), ax = fabs(x);
-        amax = fmax(amax, fmax(fmax(ax.s0, ax.s1), fmax(ax.s2, ax.s3)));
-        flags |= (any(isnan(x)) ? 1 : 0) | (any(isinf(x)) ? 2 : 0);
-    }
-    const float scale = amax < 0x1p-64f ? 0x1p64f : 1.0f, am = amax * scale;
-    const float id = am > 0.0f ? ct_div(127.0f, am) : 0.0f;
-    int j, sum = 0;
-    const int u = mvq_ypos(q6k, b, &j);
-    for (int g = 0; g < 8; g++) {
-        const float4 x = vload4(g, v);
-        int4 q;
-        if (flags) {
-            q = (flags & 1) ? (int4)0 : select((int4)0, select((int4)-127, (int4)127, x > 0.0f), isinf(x));
-        } else {
-            const float4 y = (x * scale) * id;
-            q = (int4)(mvq_round_even(y.s0), mvq_round_even(y.s1), mvq_round_even(y.s2), mvq_round_even(y.s3));
-        }
-        sum += q.s0 + q.s1 + q.s2 + q.s3;
-        __local uchar *plane = yq + (2 * j + (g >> 2)) * (ne10 / 4);
-        ((__local char4 *)(plane + 16 * u))[g & 3] = convert_char4(q);
-    }
-    const float d = flags ? ((flags & 1) ? NAN : INFINITY) : ct_div(ct_div(am, 127.0f), scale);
-    yds[2 * u + j] = (float2)(d, as_float(sum));
-}
-
 /* ---- src0 units ------------------------------------------------------------- */
 
 /* Unit u of a row: 64 values as packed signed bytes p[0..15] (p[8j + k] holds
@@ -436,74 +402,100 @@ void mvq_team_barrier(const int sg) {
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
  * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). nr1max
  * (a constant of each kernel, nr1 <= nr1max <= MVQ_NR1) bounds the accumulators the
- * compiler keeps in registers. Written once for y in global memory (the work buffer)
- * and once in local memory (the fused kernel): OpenCL C 1.2 has no generic pointers. */
-#define MVQ_DOTS(NAME, YS)                                                                                            \
-void NAME(const int t, const int nr1max, const __global uchar *x, const ulong nb01, const int nr0,                    \
-              const YS uchar *yq, const YS float4 *yds, const int ne00, const int nr1,                                \
-              __local const char *kv, const int lane, const int sg, __local uint *stage, float *acc) {                \
-    const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);                                                  \
-    const __global uchar *row[MVQ_NR0];                                                                               \
-    for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;                             \
-    for (int i = 0; i < nr1max * MVQ_NR0; i++) acc[i] = 0.0f;                                                         \
-    uint v[MVQ_NR0][MVQ_LW_MAX];                                                                                      \
-    mvq_stage_load(t, row, 0, nunits, lane, v);                                                                       \
-    for (int base = 0; base < nunits; base += MVQ_TEAM) {                                                             \
-        mvq_team_barrier(sg); /* the previous chunk's readers are done */                                             \
-        for (int r = 0; r < MVQ_NR0; r++)                                                                             \
-            for (int i = 0; i < mvq_lane_words(t); i++) stage[r * sw + i * MVQ_TEAM + lane] = v[r][i];                \
-        mvq_team_barrier(sg);                                                                                         \
-        if (base + MVQ_TEAM < nunits) mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);                       \
-        const int u = base + lane;                                                                                    \
-        if (u >= nunits) continue;                                                                                    \
-        mvq_unit w[MVQ_NR0];                                                                                          \
-        for (int r = 0; r < MVQ_NR0; r++)                                                                             \
-            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);                                  \
-        for (int c = 0; c < nr1max; c++) {                                                                            \
-            if (c >= nr1) break;                                                                                      \
-            const YS int4 *yc = (const YS int4 *)(yq + (ulong)c * (ulong)ne00);                                       \
-            const float4 ds4 = yds[(ulong)c * (ulong)nunits + (ulong)u]; /* (d, s) of blocks (u, 0), (u, 1) */        \
-            for (int j = 0; j < 2; j++) {                                                                             \
-                const int4 ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];                         \
-                const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};                        \
-                const float2 ds = j == 0 ? ds4.s01 : ds4.s23;                                                         \
-                const float yd = ds.x;                                                                                \
-                const int ys = as_int(ds.y);                                                                          \
-                for (int r = 0; r < MVQ_NR0; r++) {                                                                   \
-                    const int *p = w[r].p + 8 * j;                                                                    \
-                    int h0 = 0, h1 = 0;                                                                               \
-                    for (int k = 0; k < 4; k++) h0 = mvq_dp4(p[k], y[k], h0);                                         \
-                    for (int k = 4; k < 8; k++) h1 = mvq_dp4(p[k], y[k], h1);                                         \
-                    const int isum = w[r].m[2 * j] * h0 + w[r].m[2 * j + 1] * h1 - w[r].off * ys;                     \
-                    acc[c * MVQ_NR0 + r] += yd * (w[r].a[j] * (float)isum + w[r].b[j] * (float)ys);                   \
-                }                                                                                                     \
-            }                                                                                                         \
-        }                                                                                                             \
-    }                                                                                                                 \
-}
-MVQ_DOTS(mvq_dots, __global)
-MVQ_DOTS(mvq_dots_local, __local) /* the fused kernel's */
-
-/* The sums of a sub-group team (sub_group_reduce_add): lane 0 stores rows r0 + r < ne01. */
-#if CT_HAS_SUBGROUPS
-void mvq_store_sg(const float *acc, const int nr1max, const int nv, const int nr0, const int r0, const int lane,
-                  __global float *d0, const ulong nb1) {
-#pragma unroll
-    for (int v = 0; v < nr1max * MVQ_NR0; v++) {
-        if (v >= nv) break;
-        const float s = sub_group_reduce_add(acc[v]);
-        const int c = v / MVQ_NR0, r = v % MVQ_NR0;
-        if (lane == 0 && r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
+ * compiler keeps in registers. */
+void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulong nb01, const int nr0,
+              const __global uchar *yq, const __global float4 *yds, const int ne00, const int nr1,
+              __local const char *kv, const int lane, const int sg, __local uint *stage, float *acc) {
+    const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
+    const __global uchar *row[MVQ_NR0];
+    for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
+    for (int i = 0; i < nr1max * MVQ_NR0; i++) acc[i] = 0.0f;
+    uint v[MVQ_NR0][MVQ_LW_MAX];
+    mvq_stage_load(t, row, 0, nunits, lane, v);
+    for (int base = 0; base < nunits; base += MVQ_TEAM) {
+        mvq_team_barrier(sg); /* the previous chunk's readers are done */
+        for (int r = 0; r < MVQ_NR0; r++)
+            for (int i = 0; i < mvq_lane_words(t); i++) stage[r * sw + i * MVQ_TEAM + lane] = v[r][i];
+        mvq_team_barrier(sg);
+        if (base + MVQ_TEAM < nunits) mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);
+        const int u = base + lane;
+        if (u >= nunits) continue;
+        mvq_unit w[MVQ_NR0];
+        for (int r = 0; r < MVQ_NR0; r++)
+            mvq_decode(t, (__local const uchar *)(stage + r * sw), lane, kv, &w[r]);
+        for (int c = 0; c < nr1max; c++) {
+            if (c >= nr1) break;
+            const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
+            const float4 ds4 = yds[(ulong)c * (ulong)nunits + (ulong)u]; /* (d, s) of blocks (u, 0), (u, 1) */
+            for (int j = 0; j < 2; j++) {
+                const int4 ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
+                const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
+                const float2 ds = j == 0 ? ds4.s01 : ds4.s23;
+                const float yd = ds.x;
+                const int ys = as_int(ds.y);
+                for (int r = 0; r < MVQ_NR0; r++) {
+                    const int *p = w[r].p + 8 * j;
+                    int h0 = 0, h1 = 0;
+                    for (int k = 0; k < 4; k++) h0 = mvq_dp4(p[k], y[k], h0);
+                    for (int k = 4; k < 8; k++) h1 = mvq_dp4(p[k], y[k], h1);
+                    const int isum = w[r].m[2 * j] * h0 + w[r].m[2 * j + 1] * h1 - w[r].off * ys;
+                    acc[c * MVQ_NR0 + r] += yd * (w[r].a[j] * (float)isum + w[r].b[j] * (float)ys);
+                }
+            }
+        }
     }
 }
-#endif
 
-/* The sums of the work-group's teams through local memory (over the stages, which
- * every work-item is done with at the first barrier), added lane + h into lane for
- * h = 16, 8, 4, 2, 1; every work-item of the group calls it. */
-void mvq_store_wg(const float *acc, const int nr1max, const int nv, const int nr0, const int r0, const int team,
-                  const int lane, __global float *d0, const ulong nb1, __local float *scratch) {
-    __local float *part = scratch + team * nv * MVQ_TEAM;
+/* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows, and takes
+ * nr1max src1 rows (MVQ_NR1, or 1 in the kernels for a single src1 row). Teams are
+ * sub-groups where the device's are MVQ_TEAM wide (NVIDIA): sub-group barriers and
+ * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
+ * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
+ * runs every chunk (past the last row it repeats that row and stores nothing), and
+ * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
+ * (ops_mul_mat.c sizes it); the reduction reuses all of it. */
+void mvq(const int t, const int nr1max, MVQ_ARGS) {
+    const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
+    const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
+    const __global uchar *yq = work + yrow0 * (ulong)ne00;
+    const __global float4 *yds = (const __global float4 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 64);
+    __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
+    const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
+
+    __local char *kv = (__local char *)scratch;
+    if (t == MM_IQ4_NL) {
+        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)ct_kvalues_iq4nl_f[l];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
+#if CT_HAS_SUBGROUPS
+    if (get_max_sub_group_size() == MVQ_TEAM) {
+        const int team = get_sub_group_id(), lane = get_sub_group_local_id();
+        const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
+        if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
+        const int nr0 = min(ne01 - r0, MVQ_NR0);
+        __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+        mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
+#pragma unroll
+        for (int v = 0; v < nr1max * MVQ_NR0; v++) {
+            if (v >= nv) break;
+            const float s = sub_group_reduce_add(acc[v]);
+            const int c = v / MVQ_NR0, r = v % MVQ_NR0;
+            if (lane == 0 && r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
+        }
+        return;
+    }
+#endif
+    const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
+    const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
+    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
+    __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+    mvq_dots(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage,
+             acc);
+    __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
     for (int v = 0; v < nr1max * MVQ_NR0; v++)
@@ -518,109 +510,6 @@ void mvq_store_wg(const float *acc, const int nr1max, const int nv, const int nr
         const int c = v / MVQ_NR0, r = v % MVQ_NR0;
         if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = part[v * MVQ_TEAM];
     }
-}
-
-/* IQ4_NL's 16 values into kv (the caller's barrier publishes them). */
-void mvq_kvalues(const int t, __local char *kv) {
-    if (t == MM_IQ4_NL)
-        for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)ct_kvalues_iq4nl_f[l];
-}
-
-/* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows, and takes
- * nr1max src1 rows (MVQ_NR1, or 1 in the kernels for a single src1 row). Teams are
- * sub-groups where the device's are MVQ_TEAM wide: sub-group barriers and
- * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere (NVIDIA,
- * which has no cl_khr_subgroups) they are runs of MVQ_TEAM work-items synchronized by
- * work-group barriers, so every team runs every chunk (past the last row it repeats
- * that row and stores nothing), and the sums meet in local memory. scratch: IQ4_NL's
- * 16 values, then the teams' stages (ops_mul_mat.c sizes it). */
-void mvq(const int t, const int nr1max, MVQ_ARGS) {
-    const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
-    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
-    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
-    const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
-    const __global uchar *yq = work + yrow0 * (ulong)ne00;
-    const __global float4 *yds = (const __global float4 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 64);
-    __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
-    const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
-
-    __local char *kv = (__local char *)scratch;
-    if (t == MM_IQ4_NL) {
-        mvq_kvalues(t, kv);
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    __local uint *stages = (__local uint *)(scratch + 4);
-
-    float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r] */
-#if CT_HAS_SUBGROUPS
-    if (get_max_sub_group_size() == MVQ_TEAM) {
-        const int team = get_sub_group_id(), lane = get_sub_group_local_id();
-        const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
-        if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
-        const int nr0 = min(ne01 - r0, MVQ_NR0);
-        mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1,
-                 stages + team * MVQ_NR0 * sw, acc);
-        mvq_store_sg(acc, nr1max, nv, nr0, r0, lane, d0, nb1);
-        return;
-    }
-#endif
-    const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
-    const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
-    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    mvq_dots(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0,
-             stages + team * MVQ_NR0 * sw, acc);
-    mvq_store_wg(acc, nr1max, nv, nr0, r0, team, lane, d0, nb1, scratch);
-}
-
-/* The fused mat-vec of one src1 row: the work-group first quantizes the row into local
- * memory itself (mvq_quantize_block: ct_quantize_qy's bytes), then runs as mvq with y
- * read from there. It saves ct_quantize_qy's launch, which on the H200 costs a node as
- * much as reading 33 MB of weights (docs/perf/NOTES-h200.md, call 48). scratch, from its
- * first 16-byte boundary: IQ4_NL's 16 values, the row's q (ne00 bytes in the work
- * buffer's planes), its (d, s) pairs (ne00 / 4 bytes), the teams' stages. */
-#define MVQF_ARGS                                                                                               \
-    __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1, __global uchar *dst,     \
-        ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne12, ulong nb12, ulong nb13, \
-        ulong nb2, ulong nb3, int r2, int r3, __local float *scratch
-#define MVQF_PASS src0, offs0, src1, offs1, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne12, nb12, nb13, nb2, nb3, r2, r3, scratch
-void mvq_fused(const int t, const int nr1max, MVQF_ARGS) {
-    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
-    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
-    const __global float *y = (const __global float *)(src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13);
-    __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3);
-    const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
-
-    /* int4 and float4 loads want 16-byte aligned local memory; arguments may be 8-byte aligned */
-    __local uchar *base = (__local uchar *)scratch;
-    base += (16u - ((uint)(size_t)base & 15u)) & 15u;
-    __local char *kv = (__local char *)base;
-    __local uchar *yq = base + 16;
-    __local float4 *yds = (__local float4 *)(yq + ne00);
-    __local uint *stages = (__local uint *)(yds + nunits);
-    mvq_kvalues(t, kv);
-    for (int b = get_local_id(0); b < ne00 / 32; b += get_local_size(0))
-        mvq_quantize_block(y + 32 * b, b, ne00, t == MM_Q6_K, yq, (__local float2 *)yds);
-    barrier(CLK_LOCAL_MEM_FENCE);
-
-    float acc[MVQ_NR1 * MVQ_NR0]; /* [c][r]; c = 0 only */
-#if CT_HAS_SUBGROUPS
-    if (get_max_sub_group_size() == MVQ_TEAM) {
-        const int team = get_sub_group_id(), lane = get_sub_group_local_id();
-        const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
-        if (r0 >= ne01) return;
-        const int nr0 = min(ne01 - r0, MVQ_NR0);
-        mvq_dots_local(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, 1, kv, lane, 1,
-                       stages + team * MVQ_NR0 * sw, acc);
-        mvq_store_sg(acc, nr1max, MVQ_NR0, nr0, r0, lane, d0, 0);
-        return;
-    }
-#endif
-    const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
-    const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
-    const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    mvq_dots_local(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, 1, kv, lane, 0,
-                   stages + team * MVQ_NR0 * sw, acc);
-    mvq_store_wg(acc, nr1max, MVQ_NR0, nr0, r0, team, lane, d0, 0, scratch);
 }
 
 /* ct_mul_mvq_<t>_f32 takes MVQ_NR1 src1 rows a work-group; ct_mul_mvq1_<t>_f32 one (the
@@ -647,16 +536,3 @@ MVQ_KERNEL1(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL1(q4_K, MM_Q4_K)
 MVQ_KERNEL1(q5_K, MM_Q5_K)
 MVQ_KERNEL1(q6_K, MM_Q6_K)
-/* ct_mul_mvqf_<t>_f32: fused, one src1 row; the accumulators of the kernel each type
- * runs faster with at n = 1 (above) */
-#define MVQF_KERNEL(name, T, NR1MAX) \
-    __kernel void ct_mul_mvqf_##name##_f32(MVQF_ARGS) { mvq_fused(T, NR1MAX, MVQF_PASS); }
-MVQF_KERNEL(q4_0, MM_Q4_0, MVQ_NR1)
-MVQF_KERNEL(q4_1, MM_Q4_1, 1)
-MVQF_KERNEL(q5_0, MM_Q5_0, MVQ_NR1)
-MVQF_KERNEL(q5_1, MM_Q5_1, 1)
-MVQF_KERNEL(q8_0, MM_Q8_0, MVQ_NR1)
-MVQF_KERNEL(iq4_nl, MM_IQ4_NL, 1)
-MVQF_KERNEL(q4_K, MM_Q4_K, 1)
-MVQF_KERNEL(q5_K, MM_Q5_K, 1)
-MVQF_KERNEL(q6_K, MM_Q6_K, 1)
