@@ -355,27 +355,38 @@ MULTI(dot_iq4_nl, ct_block_qy, DOT_IQ4_NL_N)
 
 /* ---- 256-element super-blocks (y: 8 blocks each) ------------------------- */
 
-static inline void scales_mins_k4(const uint8_t *q, uint8_t *sc, uint8_t *m) {
-    for (int j = 0; j < 4; j++) {
-        sc[j] = q[j] & 63;
-        m[j] = q[j + 4] & 63;
-        sc[j + 4] = (uint8_t)((q[j + 8] & 15) | ((q[j] >> 6) << 4));
-        m[j + 4] = (uint8_t)((q[j + 8] >> 4) | ((q[j + 4] >> 6) << 4));
-    }
+/* A K4 super-block's eight 6-bit scales and mins (12 bytes, the ggml layout) as bytes
+ * sc[0..7] and m[0..7], by 32-bit words: scales 0-3 are the low 6 bits of bytes 0-3,
+ * mins 0-3 of bytes 4-7; scales 4-7 take the low nibbles of bytes 8-11 and the top 2
+ * bits of bytes 0-3, mins 4-7 the high nibbles and the top 2 bits of bytes 4-7. */
+static inline void scales_mins_k4(const uint8_t *q, uint64_t *sc, uint64_t *m) {
+    uint32_t w[3];
+    memcpy(w, q, sizeof w);
+    const uint32_t low6 = 0x3F3F3F3Fu, nib = 0x0F0F0F0Fu, top2 = 0x03030303u;
+    const uint32_t sc_lo = w[0] & low6, m_lo = w[1] & low6;
+    const uint32_t sc_hi = (w[2] & nib) | (((w[0] >> 6) & top2) << 4);
+    const uint32_t m_hi = ((w[2] >> 4) & nib) | (((w[1] >> 6) & top2) << 4);
+    *sc = (uint64_t)sc_lo | ((uint64_t)sc_hi << 32);
+    *m = (uint64_t)m_lo | ((uint64_t)m_hi << 32);
 }
 
-/* [y0.d*y0.s, ..., y7.d*y7.s] of 8 consecutive blocks: the mins term of a super-block */
-AVX2 static inline __m256 ds8(const ct_block_qy *y) {
+/* Of 8 consecutive blocks: [y0.d, ..., y7.d] into *d and [y0.d*y0.s, ..., y7.d*y7.s]
+ * (the mins term of a super-block) into *ds. */
+AVX2 static inline void ds8(const ct_block_qy *y, __m256 *d, __m256 *ds) {
     __m128i p[4];
     for (int t = 0; t < 4; t++)
         p[t] = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)&y[2 * t]),
                                   _mm_loadl_epi64((const __m128i *)&y[2 * t + 1]));
     const __m256 a = _mm256_castsi256_ps(_mm256_set_m128i(p[2], p[0])); /* d0 s0 d1 s1 | d4 s4 d5 s5 */
     const __m256 b = _mm256_castsi256_ps(_mm256_set_m128i(p[3], p[1])); /* d2 s2 d3 s3 | d6 s6 d7 s7 */
-    return _mm256_mul_ps(_mm256_shuffle_ps(a, b, 0x88), _mm256_shuffle_ps(a, b, 0xDD));
+    *d = _mm256_shuffle_ps(a, b, 0x88);
+    *ds = _mm256_mul_ps(*d, _mm256_shuffle_ps(a, b, 0xDD));
 }
 
-/* Q4_K and Q5_K share everything but the fifth bit (q5 = 1 reads qh). */
+/* Q4_K and Q5_K share everything but the fifth bit (q5 = 1 reads qh). Sub-block b's
+ * int32 sums take their float scale d * y_b.d from one vector of the eight (a lane
+ * permute, not a broadcast and a multiply per block), and their integer scale as a
+ * 16-bit lane shuffled out of one register. */
 AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
                                         float *out, int q5) {
     const size_t bs = q5 ? sizeof(block_q5_K) : sizeof(block_q4_K);
@@ -397,13 +408,21 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
             const block_q4_K *x = (const block_q4_K *)b;
             scales = x->scales, qs = x->qs, hd = x->d, hdmin = x->dmin;
         }
-        uint8_t sc[8], m[8];
-        scales_mins_k4(scales, sc, m);
+        uint64_t sc8, m8;
+        scales_mins_k4(scales, &sc8, &m8);
         const __m256 dv = _mm256_set1_ps(fp16_f32(hd));
         /* dmin * m per sub-block */
-        const __m256 mv = _mm256_mul_ps(_mm256_set1_ps(fp16_f32(hdmin)),
-                                        _mm256_cvtepi32_ps(_mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)m))));
-        UNROLL_NY for (int j = 0; j < NY; j++) corr[j] = _mm256_fmadd_ps(mv, ds8(y[j] + 8 * i), corr[j]);
+        const __m256i m32 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&m8));
+        const __m256 mv = _mm256_mul_ps(_mm256_set1_ps(fp16_f32(hdmin)), _mm256_cvtepi32_ps(m32));
+        /* the eight scales as 16-bit lanes, in both halves */
+        const __m256i scw = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)&sc8)));
+        __m256 dy[CT_DOT_NY];
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            __m256 d8, ds;
+            ds8(y[j] + 8 * i, &d8, &ds);
+            dy[j] = _mm256_mul_ps(dv, d8);
+            corr[j] = _mm256_fmadd_ps(mv, ds, corr[j]);
+        }
         __m256i hb = q5 ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
         for (int c = 0; c < 4; c++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * c));
@@ -414,13 +433,16 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
                 hi = _mm256_or_si256(hi, _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hb, 1), one), 4));
                 hb = _mm256_srli_epi16(hb, 2);
             }
-            const __m256i s0 = _mm256_set1_epi16(sc[2 * c]), s1 = _mm256_set1_epi16(sc[2 * c + 1]);
+            /* 16-bit lane k of scw to every lane: bytes 2k, 2k + 1 */
+            const __m256i s0 = _mm256_shuffle_epi8(scw, _mm256_set1_epi16((short)(0x0100 * (4 * c + 1) + 4 * c)));
+            const __m256i s1 = _mm256_shuffle_epi8(scw, _mm256_set1_epi16((short)(0x0100 * (4 * c + 3) + 4 * c + 2)));
+            const __m256i i0 = _mm256_set1_epi32(2 * c), i1 = _mm256_set1_epi32(2 * c + 1);
             UNROLL_NY for (int j = 0; j < NY; j++) {
                 const ct_block_qy *y0 = y[j] + 8 * i + 2 * c, *y1 = y0 + 1;
                 const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load_qy(y0)), s0);
                 const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load_qy(y1)), s1);
-                acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&y0->d)), _mm256_cvtepi32_ps(p0), acc[j]);
-                acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&y1->d)), _mm256_cvtepi32_ps(p1), acc[j]);
+                acc[j] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i0), _mm256_cvtepi32_ps(p0), acc[j]);
+                acc[j] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i1), _mm256_cvtepi32_ps(p1), acc[j]);
             }
         }
     }
