@@ -31,6 +31,7 @@ enum {
     MVQ_NR0 = 2, /* as kernels/mul_mvq.cl */
     MVQ_NR1 = 8,
     MVQ_UNIT = 64, /* src0 values per work-item step */
+    MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (H200, call 51: slower at 2) */
     QY_WG = 64, /* as kernels/mul_mvq.cl: 8 blocks of 8 work-items */
     ROW_WG = 64,
     C4_WG = 64,
@@ -39,35 +40,40 @@ enum {
 typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
     ct_ocl_kernel_id mm128;
-    ct_ocl_kernel_id mvq, mvq1; /* MVQ_NR1 src1 rows a group, and one; CT_OCL_K_COUNT for float types */
+    /* MVQ_NR1 src1 rows a group; one; MVQ_NR1 with y staged once a group (kernels/mul_mvq.cl:
+     * the types each is faster for); CT_OCL_K_COUNT where a type has none */
+    ct_ocl_kernel_id mvq, mvq1, mvqy;
 } mm_kernels;
 
 static bool kernels_for(ct_type t, mm_kernels *k) {
-#define MM_CASE(T, ID, C4, MVQ, MVQ1)                                                                               \
+#define MM_CASE(T, C4, MVQ, MVQ1, MVQY)                                                                          \
     case CT_TYPE_##T:                                                                                             \
-        *k = (mm_kernels){CT_OCL_K_MUL_MV_##ID##_F32, CT_OCL_K_MUL_MV_##ID##_F32_1ROW, CT_OCL_K_MUL_MM_##ID##_F32, C4, \
-                          CT_OCL_K_MUL_MM128_##ID##_F32, MVQ, MVQ1};                                             \
+        *k = (mm_kernels){CT_OCL_K_MUL_MV_##T##_F32, CT_OCL_K_MUL_MV_##T##_F32_1ROW, CT_OCL_K_MUL_MM_##T##_F32, C4, \
+                          CT_OCL_K_MUL_MM128_##T##_F32, MVQ, MVQ1, MVQY};                                       \
         return true;
-#define MM_QCASE(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_MUL_MVQ1_##T##_F32)
-/* no one-src1-row kernel: the MVQ_NR1 kernel is faster for these (kernels/mul_mvq.cl) */
-#define MM_QCASE8(T) MM_CASE(T, T, CT_OCL_K_COUNT, CT_OCL_K_MUL_MVQ_##T##_F32, CT_OCL_K_COUNT)
+#define NONE CT_OCL_K_COUNT
+#define MVQ(T) CT_OCL_K_MUL_MVQ_##T##_F32
+#define MVQ1(T) CT_OCL_K_MUL_MVQ1_##T##_F32
+#define MVQY(T) CT_OCL_K_MUL_MVQY_##T##_F32
     switch (t) {
-        MM_CASE(F32, F32, CT_OCL_K_MUL_MV_F32_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
-        MM_CASE(F16, F16, CT_OCL_K_MUL_MV_F16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
-        MM_CASE(BF16, BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, CT_OCL_K_COUNT, CT_OCL_K_COUNT)
-        MM_QCASE8(Q4_0)
-        MM_QCASE(Q4_1)
-        MM_QCASE8(Q5_0)
-        MM_QCASE(Q5_1)
-        MM_QCASE8(Q8_0)
-        MM_QCASE(IQ4_NL)
-        MM_QCASE(Q4_K)
-        MM_QCASE(Q5_K)
-        MM_QCASE(Q6_K)
+        MM_CASE(F32, CT_OCL_K_MUL_MV_F32_F32_C4, NONE, NONE, NONE)
+        MM_CASE(F16, CT_OCL_K_MUL_MV_F16_F32_C4, NONE, NONE, NONE)
+        MM_CASE(BF16, CT_OCL_K_MUL_MV_BF16_F32_C4, NONE, NONE, NONE)
+        MM_CASE(Q4_0, NONE, MVQ(Q4_0), NONE, NONE)
+        MM_CASE(Q4_1, NONE, MVQ(Q4_1), MVQ1(Q4_1), MVQY(Q4_1))
+        MM_CASE(Q5_0, NONE, MVQ(Q5_0), NONE, MVQY(Q5_0))
+        MM_CASE(Q5_1, NONE, MVQ(Q5_1), MVQ1(Q5_1), MVQY(Q5_1))
+        MM_CASE(Q8_0, NONE, MVQ(Q8_0), NONE, MVQY(Q8_0))
+        MM_CASE(IQ4_NL, NONE, MVQ(IQ4_NL), MVQ1(IQ4_NL), NONE)
+        MM_CASE(Q4_K, NONE, MVQ(Q4_K), MVQ1(Q4_K), NONE)
+        MM_CASE(Q5_K, NONE, MVQ(Q5_K), MVQ1(Q5_K), MVQY(Q5_K))
+        MM_CASE(Q6_K, NONE, MVQ(Q6_K), MVQ1(Q6_K), MVQY(Q6_K))
     default: return false;
     }
-#undef MM_QCASE8
-#undef MM_QCASE
+#undef MVQY
+#undef MVQ1
+#undef MVQ
+#undef NONE
 #undef MM_CASE
 }
 
@@ -133,10 +139,17 @@ static size_t mvq_stage_bytes(ct_type t) {
     return MVQ_NR0 * MVQ_TEAM * lane_words * 4;
 }
 
+/* The kernel's local memory for `teams` teams: IQ4_NL's table (16 bytes), the teams'
+ * stages, and in the staged-y kernels up to 12 bytes more to a 16-byte boundary and the
+ * y stage (mvq_stage_y: 5 x MVQ_TEAM int4 for each of MVQ_NR1 src1 rows). */
+static size_t mvq_scratch_bytes(ct_type t, size_t teams, bool staged_y) {
+    return 16 + teams * mvq_stage_bytes(t) + (staged_y ? 16 + MVQ_NR1 * 5 * MVQ_TEAM * 16 : 0);
+}
+
 /* Teams in a work-group: as many as MV_WG work-items hold, 0 when not one fits. */
-static size_t mvq_teams(const ct_ocl_backend *be, ct_ocl_kernel_id id, ct_type t) {
+static size_t mvq_teams(const ct_ocl_backend *be, ct_ocl_kernel_id id, ct_type t, bool staged_y) {
     size_t teams = ct_ocl_clamp_wg(be, id, MV_WG) / MVQ_TEAM;
-    while (teams > 0 && 16 + teams * mvq_stage_bytes(t) > be->dev->local_mem) teams--;
+    while (teams > 0 && mvq_scratch_bytes(t, teams, staged_y) > be->dev->local_mem) teams--;
     return teams;
 }
 
@@ -146,7 +159,7 @@ static size_t mvq_teams(const ct_ocl_backend *be, ct_ocl_kernel_id id, ct_type t
 static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_kernels *k) {
     if (k->mvq == CT_OCL_K_COUNT || !ct_ocl_kernel_available(be->dev, k->mvq) ||
         !ct_ocl_kernel_available(be->dev, CT_OCL_K_QUANTIZE_QY) ||
-        ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG || mvq_teams(be, k->mvq, a->type) == 0)
+        ct_ocl_clamp_wg(be, CT_OCL_K_QUANTIZE_QY, QY_WG) != QY_WG || mvq_teams(be, k->mvq, a->type, false) == 0)
         return false;
     /* the kernel's byte offsets within a row are int */
     size_t row_bytes;
@@ -193,12 +206,15 @@ static ct_status encode_mvq(ct_ocl_backend *be, ct_tensor *node, const mm_kernel
 
     /* one src1 row: the kernel that keeps one row's accumulators */
     const bool one = ne11 == 1 && k->mvq1 != CT_OCL_K_COUNT && ct_ocl_kernel_available(be->dev, k->mvq1) &&
-                     mvq_teams(be, k->mvq1, a->type) > 0;
-    const ct_ocl_kernel_id id = one ? k->mvq1 : k->mvq;
-    /* 1-D groups of teams, MVQ_NR0 rows each; scratch: IQ4_NL's table, then a stage per team */
-    const size_t teams = mvq_teams(be, id, a->type);
+                     mvq_teams(be, k->mvq1, a->type, false) > 0;
+    /* from MVQY_MIN_NE11 src1 rows: y staged once a group, where the type has that kernel */
+    const bool staged_y = ne11 >= MVQY_MIN_NE11 && k->mvqy != CT_OCL_K_COUNT &&
+                          ct_ocl_kernel_available(be->dev, k->mvqy) && mvq_teams(be, k->mvqy, a->type, true) > 0;
+    const ct_ocl_kernel_id id = one ? k->mvq1 : staged_y ? k->mvqy : k->mvq;
+    /* 1-D groups of teams, MVQ_NR0 rows each */
+    const size_t teams = mvq_teams(be, id, a->type, staged_y);
     local[0] = teams * MVQ_TEAM, local[1] = 1, local[2] = 1;
-    const size_t rows_per_group = MVQ_NR0 * teams, scratch = 16 + teams * mvq_stage_bytes(a->type);
+    const size_t rows_per_group = MVQ_NR0 * teams, scratch = mvq_scratch_bytes(a->type, teams, staged_y);
     groups[0] = ((size_t)ne01 + rows_per_group - 1) / rows_per_group;
     groups[1] = one ? 1 : ((size_t)ne11 + MVQ_NR1 - 1) / MVQ_NR1;
     groups[2] = nbatch;

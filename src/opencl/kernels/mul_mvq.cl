@@ -397,6 +397,27 @@ void mvq_team_barrier(const int sg) {
 #define MVQ_PASS \
     src0, offs0, work, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb1, nb2, nb3, r2, r3, nrows, scratch
 
+/* On the work-group path every team of a group runs the same chunk between the same
+ * barriers, so the group can copy the chunk's y once into local memory for all its
+ * teams, where each team reads it from global memory itself (at 16384^2 and n = 8
+ * that is 1.3 GB of reads through L1/L2 beside 151 MB of Q4_0 weights). ystage: for
+ * each src1 row c < nr1, its four q planes' 16 bytes of each unit of the chunk
+ * (MVQ_YQ_INT4 int4 a row), then after all rows' q, each unit's (d, s) pairs. Every
+ * work-item of the group calls it. */
+#define MVQ_YQ_INT4 (4 * MVQ_TEAM)
+void mvq_stage_y(const __global uchar *yq, const __global float4 *yds, const int ne00, const int nr1,
+                 const int base, __local int4 *ystage) {
+    const int nunits = ne00 / 64, nu = min(MVQ_TEAM, nunits - base);
+    for (int i = get_local_id(0); i < nr1 * MVQ_YQ_INT4; i += get_local_size(0)) {
+        const int c = i / MVQ_YQ_INT4, plane = (i / MVQ_TEAM) % 4, l = i % MVQ_TEAM;
+        if (l < nu) ystage[i] = ((const __global int4 *)(yq + (ulong)c * (ulong)ne00))[plane * nunits + base + l];
+    }
+    for (int i = get_local_id(0); i < nr1 * MVQ_TEAM; i += get_local_size(0)) {
+        const int c = i / MVQ_TEAM, l = i % MVQ_TEAM;
+        if (l < nu) ystage[MVQ_YQ_INT4 * nr1 + i] = as_int4(yds[(ulong)c * (ulong)nunits + (ulong)(base + l)]);
+    }
+}
+
 /* This lane's share of the dot products of MVQ_NR0 src0 rows at x (rows past nr0
  * repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
@@ -405,7 +426,8 @@ void mvq_team_barrier(const int sg) {
  * compiler keeps in registers. */
 void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulong nb01, const int nr0,
               const __global uchar *yq, const __global float4 *yds, const int ne00, const int nr1,
-              __local const char *kv, const int lane, const int sg, __local uint *stage, float *acc) {
+              __local const char *kv, const int lane, const int sg, __local uint *stage, const int ys,
+              __local int4 *ystage, float *acc) {
     const int nunits = ne00 / 64, sw = MVQ_TEAM * mvq_lane_words(t);
     const __global uchar *row[MVQ_NR0];
     for (int r = 0; r < MVQ_NR0; r++) row[r] = x + (ulong)min(r, max(nr0 - 1, 0)) * nb01;
@@ -416,6 +438,7 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
         mvq_team_barrier(sg); /* the previous chunk's readers are done */
         for (int r = 0; r < MVQ_NR0; r++)
             for (int i = 0; i < mvq_lane_words(t); i++) stage[r * sw + i * MVQ_TEAM + lane] = v[r][i];
+        if (ys) mvq_stage_y(yq, yds, ne00, nr1, base, ystage);
         mvq_team_barrier(sg);
         if (base + MVQ_TEAM < nunits) mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);
         const int u = base + lane;
@@ -426,9 +449,17 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
         for (int c = 0; c < nr1max; c++) {
             if (c >= nr1) break;
             const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
-            const float4 ds4 = yds[(ulong)c * (ulong)nunits + (ulong)u]; /* (d, s) of blocks (u, 0), (u, 1) */
+            /* (d, s) of blocks (u, 0), (u, 1) */
+            const float4 ds4 = !ys ? yds[(ulong)c * (ulong)nunits + (ulong)u]
+                                   : as_float4(ystage[MVQ_YQ_INT4 * nr1 + c * MVQ_TEAM + lane]);
             for (int j = 0; j < 2; j++) {
-                const int4 ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
+                int4 ya, yb4;
+                if (!ys) {
+                    ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
+                } else {
+                    ya = ystage[(4 * c + 2 * j) * MVQ_TEAM + lane];
+                    yb4 = ystage[(4 * c + 2 * j + 1) * MVQ_TEAM + lane];
+                }
                 const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
                 const float2 ds = j == 0 ? ds4.s01 : ds4.s23;
                 const float yd = ds.x;
@@ -448,13 +479,15 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
 
 /* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows, and takes
  * nr1max src1 rows (MVQ_NR1, or 1 in the kernels for a single src1 row). Teams are
- * sub-groups where the device's are MVQ_TEAM wide (NVIDIA): sub-group barriers and
- * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere they
- * are runs of MVQ_TEAM work-items synchronized by work-group barriers, so every team
- * runs every chunk (past the last row it repeats that row and stores nothing), and
- * the sums meet in local memory. scratch: IQ4_NL's 16 values, then the teams' stages
- * (ops_mul_mat.c sizes it); the reduction reuses all of it. */
-void mvq(const int t, const int nr1max, MVQ_ARGS) {
+ * sub-groups where the device's are MVQ_TEAM wide: sub-group barriers and
+ * sub_group_reduce_add, and a team past the last row leaves at once. Elsewhere
+ * (NVIDIA, which has no cl_khr_subgroups, and PoCL) they are runs of MVQ_TEAM
+ * work-items synchronized by work-group barriers, so every team runs every chunk
+ * (past the last row it repeats that row and stores nothing), the sums meet in local
+ * memory, and with ys the group stages y for its teams (mvq_stage_y). scratch:
+ * IQ4_NL's 16 values, the teams' stages, with ys the y stage (ops_mul_mat.c sizes
+ * it); the reduction reuses all of it. */
+void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
     const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
@@ -464,7 +497,14 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
     __global float *d0 = (__global float *)(dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3 + (ulong)r1 * nb1);
     const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
 
-    __local char *kv = (__local char *)scratch;
+    /* IQ4_NL's 16 values, the teams' stages, the y stage (mvq_stage_y), from scratch or,
+     * for the y stage's int4, from its first 16-byte boundary (local arguments may be
+     * only 8-byte aligned, NVIDIA's are) */
+    __local uchar *base = (__local uchar *)scratch;
+    if (ys) base += (16u - ((uint)(size_t)base & 15u)) & 15u;
+    __local char *kv = (__local char *)base;
+    __local uint *stages = (__local uint *)(base + 16);
+    __local int4 *ystage = (__local int4 *)(stages + (get_local_size(0) / MVQ_TEAM) * MVQ_NR0 * sw);
     if (t == MM_IQ4_NL) {
         for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)ct_kvalues_iq4nl_f[l];
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -477,8 +517,8 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
         const int r0 = (get_group_id(0) * get_num_sub_groups() + team) * MVQ_NR0;
         if (r0 >= ne01) return; /* uniform in the team, whose barriers are its own */
         const int nr0 = min(ne01 - r0, MVQ_NR0);
-        __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
-        mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, acc);
+        __local uint *stage = stages + team * MVQ_NR0 * sw;
+        mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, 0, ystage, acc);
 #pragma unroll
         for (int v = 0; v < nr1max * MVQ_NR0; v++) {
             if (v >= nv) break;
@@ -492,9 +532,9 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
     const int team = get_local_id(0) / MVQ_TEAM, lane = get_local_id(0) % MVQ_TEAM;
     const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
-    __local uint *stage = (__local uint *)(scratch + 4) + team * MVQ_NR0 * sw;
+    __local uint *stage = stages + team * MVQ_NR0 * sw;
     mvq_dots(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage,
-             acc);
+             ys, ystage, acc);
     __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
     barrier(CLK_LOCAL_MEM_FENCE);
 #pragma unroll
@@ -516,11 +556,17 @@ void mvq(const int t, const int nr1max, MVQ_ARGS) {
  * decode step's mat-vec), with the registers of one row's accumulators only. The
  * one-row kernel exists for the types it made faster on the H200 (calls 19-20: q4_1
  * 64 -> 74%, q6_K 51 -> 58%, IQ4_NL 25 -> 44% of copy at 16384^2); Q4_0, Q5_0 and Q8_0
- * ran slower with it (q8_0 80 -> 76%, q5_0 75 -> 68%) and keep the MVQ_NR1 kernel. */
+ * ran slower with it (q8_0 80 -> 76%, q5_0 75 -> 68%) and keep the MVQ_NR1 kernel.
+ * ct_mul_mvqy_<t>_f32 stage y in local memory once a work-group (mvq_stage_y), for 4
+ * src1 rows and more, in the types it made faster on the H200 (calls 51-52, 16384^2,
+ * n = 8: q8_0 19 -> 30%, q5_1 16 -> 22%, q5_0 19 -> 22%; at n = 2 it cost most types
+ * points, and Q4_0, Q4_K and IQ4_NL ran slower with it at every n). */
 #define MVQ_KERNEL(name, T) \
-    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, MVQ_PASS); }
+    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_PASS); }
 #define MVQ_KERNEL1(name, T) \
-    __kernel void ct_mul_mvq1_##name##_f32(MVQ_ARGS) { mvq(T, 1, MVQ_PASS); }
+    __kernel void ct_mul_mvq1_##name##_f32(MVQ_ARGS) { mvq(T, 1, 0, MVQ_PASS); }
+#define MVQ_KERNELY(name, T) \
+    __kernel void ct_mul_mvqy_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_PASS); }
 MVQ_KERNEL(q4_0, MM_Q4_0)
 MVQ_KERNEL(q4_1, MM_Q4_1)
 MVQ_KERNEL(q5_0, MM_Q5_0)
@@ -536,3 +582,9 @@ MVQ_KERNEL1(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL1(q4_K, MM_Q4_K)
 MVQ_KERNEL1(q5_K, MM_Q5_K)
 MVQ_KERNEL1(q6_K, MM_Q6_K)
+MVQ_KERNELY(q4_1, MM_Q4_1)
+MVQ_KERNELY(q5_0, MM_Q5_0)
+MVQ_KERNELY(q5_1, MM_Q5_1)
+MVQ_KERNELY(q8_0, MM_Q8_0)
+MVQ_KERNELY(q5_K, MM_Q5_K)
+MVQ_KERNELY(q6_K, MM_Q6_K)
