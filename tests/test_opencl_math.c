@@ -385,13 +385,15 @@ static void test_mul_mat(void) {
     mm_case(&(mm_p){CT_TYPE_Q4_0, 5, 3, 0, 1, 1, 1, 1, false, 0}); /* a mat-vec batch: not the 8-bit path */
     /* the 8-bit path's staging: rows of one full 32-unit chunk and a partial one, 9 rows
      * (two work-groups, a partial pair); K-quants of 11 super-blocks, so that Q6_K rows
-     * alternate between 4- and 2-byte aligned starts */
+     * alternate between 4- and 2-byte aligned starts. n = 4 and 9 take the kernels that
+     * stage y as well (a full and a partial group of src1 rows), so the y stage is
+     * refilled between chunks. */
     for (size_t t = 0; t < N_MM_TYPES; t++) {
         const ct_type ta = mm_types[t];
         if (is_float(ta)) continue;
         const int64_t k = ct_type_block_size(ta) == 256 ? 256 * 11 : 64 * 37;
-        mm_case(&(mm_p){ta, 9, 1, k, 1, 1, 1, 1, false, 0});
-        mm_case(&(mm_p){ta, 9, 3, k, 1, 1, 1, 1, false, 0});
+        const int64_t ns[] = {1, 3, 4, 9};
+        for (size_t i = 0; i < sizeof ns / sizeof *ns; i++) mm_case(&(mm_p){ta, 9, ns[i], k, 1, 1, 1, 1, false, 0});
     }
     /* decode-like: long quantized rows, several rows per group, n = 1 and 4 */
     mm_case(&(mm_p){CT_TYPE_Q4_0, 64, 1, 4096, 1, 1, 1, 1, false, 0});
@@ -674,9 +676,11 @@ int main(void) {
     }
     /* Every OpenCL device, or only the one CT_TEST_OPENCL_DEVICE names. */
     const char *only = getenv("CT_TEST_OPENCL_DEVICE");
+    int n_devices = 0;
     for (size_t i = 0; i < ct_backend_reg_dev_count(reg); i++) {
         ocl_dev = ct_backend_reg_dev_get(reg, i);
         if (only && strcmp(only, ct_device_name(ocl_dev)) != 0) continue;
+        n_devices++;
         if (ct_device_init_backend(ocl_dev, NULL, &ocl_be) != CT_OK) {
             CHECK_MSG(false, "%s: backend init failed: %s", ct_device_name(ocl_dev), ct_last_error());
             continue;
@@ -696,6 +700,7 @@ int main(void) {
         ct_backend_free(ocl_be);
         ocl_be = NULL;
     }
+    CHECK_MSG(n_devices > 0, "CT_TEST_OPENCL_DEVICE=%s names no OpenCL device", only ? only : "");
     ct_backend_free(cpu_be);
     return tu_finish();
 }

@@ -14,8 +14,13 @@ int main(int argc, char **argv) {
     const int64_t k = 4096, nb = k / 32;
     unsigned char *x = aligned_alloc(64, 1 << 20);
     for (int i = 0; i < (1 << 20); i++) x[i] = (unsigned char)(rand() & 0x3f); /* scales small, fp16 d's finite */
-    ct_block_qy *y = aligned_alloc(64, sizeof(ct_block_qy) * nb);
-    for (int i = 0; i < nb; i++) { y[i].d = 0.01f; y[i].s = 3; for (int j = 0; j < 32; j++) y[i].qs[j] = (int8_t)(rand() % 255 - 127); }
+    /* four src1 rows of random blocks: each its own d and s, so a block's scale in the wrong lane shows */
+    ct_block_qy *y = aligned_alloc(64, sizeof(ct_block_qy) * nb * 4);
+    for (int i = 0; i < 4 * nb; i++) {
+        y[i].d = (float)(rand() % 1000 + 1) * 1e-4f;
+        y[i].s = (float)(rand() % 4001 - 2000);
+        for (int j = 0; j < 32; j++) y[i].qs[j] = (int8_t)(rand() % 255 - 127);
+    }
     const ct_block_qy *yy[1] = {y};
     for (size_t ti = 0; ti < sizeof types / sizeof *types; ti++) {
         if (argc > 1 && strcmp(argv[1], ct_type_name(types[ti]))) continue;
@@ -24,7 +29,7 @@ int main(int argc, char **argv) {
         double best = 1e30; float out[4], sink = 0;
         unsigned h = 0;
         for (int o = 0; o < 64; o++) {
-            const ct_block_qy *y4[4] = {y, y, y, y};
+            const ct_block_qy *y4[4] = {y, y + nb, y + 2 * nb, y + 3 * nb};
             for (int ny = 1; ny <= 4; ny++) {
                 f(nb, x + 3 * o, y4, ny, out);
                 for (int j = 0; j < ny; j++) { unsigned u; memcpy(&u, &out[j], 4); h = h * 31 + u; }

@@ -400,7 +400,7 @@ void mvq_team_barrier(const int sg) {
 /* On the work-group path every team of a group runs the same chunk between the same
  * barriers, so the group can copy the chunk's y once into local memory for all its
  * teams, where each team reads it from global memory itself (at 16384^2 and n = 8
- * that is 1.3 GB of reads through L1/L2 beside 151 MB of Q4_0 weights). ystage: for
+ * that is 1.3 GB of reads through L1/L2 beside 285 MB of Q8_0 weights). ystage: for
  * each src1 row c < nr1, its four q planes' 16 bytes of each unit of the chunk
  * (MVQ_YQ_INT4 int4 a row), then after all rows' q, each unit's (d, s) pairs. Every
  * work-item of the group calls it. */
@@ -463,14 +463,14 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
                 const int y[8] = {ya.s0, ya.s1, ya.s2, ya.s3, yb4.s0, yb4.s1, yb4.s2, yb4.s3};
                 const float2 ds = j == 0 ? ds4.s01 : ds4.s23;
                 const float yd = ds.x;
-                const int ys = as_int(ds.y);
+                const int ysum = as_int(ds.y);
                 for (int r = 0; r < MVQ_NR0; r++) {
                     const int *p = w[r].p + 8 * j;
                     int h0 = 0, h1 = 0;
                     for (int k = 0; k < 4; k++) h0 = mvq_dp4(p[k], y[k], h0);
                     for (int k = 4; k < 8; k++) h1 = mvq_dp4(p[k], y[k], h1);
-                    const int isum = w[r].m[2 * j] * h0 + w[r].m[2 * j + 1] * h1 - w[r].off * ys;
-                    acc[c * MVQ_NR0 + r] += yd * (w[r].a[j] * (float)isum + w[r].b[j] * (float)ys);
+                    const int isum = w[r].m[2 * j] * h0 + w[r].m[2 * j + 1] * h1 - w[r].off * ysum;
+                    acc[c * MVQ_NR0 + r] += yd * (w[r].a[j] * (float)isum + w[r].b[j] * (float)ysum);
                 }
             }
         }
@@ -498,8 +498,8 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
     const int nv = nr1 * MVQ_NR0, sw = MVQ_TEAM * mvq_lane_words(t);
 
     /* IQ4_NL's 16 values, the teams' stages, the y stage (mvq_stage_y), from scratch or,
-     * for the y stage's int4, from its first 16-byte boundary (local arguments may be
-     * only 8-byte aligned, NVIDIA's are) */
+     * for the y stage's int4, from its first 16-byte boundary (a local argument is only
+     * sure to be aligned to its type, 4 bytes here; NVIDIA's are 8) */
     __local uchar *base = (__local uchar *)scratch;
     if (ys) base += (16u - ((uint)(size_t)base & 15u)) & 15u;
     __local char *kv = (__local char *)base;
