@@ -3,7 +3,8 @@
 # rows, in the kernels for q8_0, q4_1, q5_0, q5_1, q5_K, q6_K (ct_mul_mvqy_*); the other
 # kernels as before but for their stages' 16-byte aligned start. Tests on the new tree;
 # mat-vec n = 2, 4, 8 new against old (the parent commit, git worktree at $OLD, default
-# .ab-old-tree).
+# .ab-old-tree: `git worktree add .ab-old-tree 3afe2c2 && echo /.ab-old-tree/ >> .git/info/exclude`,
+# and the device call carries .ab-old-tree).
 set -uo pipefail
 out=$1
 old=${OLD:-.ab-old-tree}
