@@ -6,8 +6,9 @@
  * strided and permuted norm rows. MUL_MAT against one-hot src1 columns must return
  * src0's dequantized values exactly, or on the 8-bit path (quantized src0, int8 src1
  * blocks as the CPU makes them) the CPU's values exactly; that path must also match
- * the CPU to 1e-10 on random data, and on src1 blocks of NaN, inf, zeros and tiny values. Runs on every OpenCL device, or on the
- * one CT_TEST_OPENCL_DEVICE names. Exits 77 (skipped) without an OpenCL device. */
+ * the CPU to 1e-10 on random data, and on src1 blocks of NaN, inf, zeros and tiny
+ * values. Runs on every OpenCL device, or on the one CT_TEST_OPENCL_DEVICE names.
+ * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
 #include "cpu/simd.h" /* ct_cpu_mul_mat_force_portable */
@@ -674,12 +675,10 @@ int main(void) {
         fprintf(stderr, "CPU backend init failed: %s\n", ct_last_error());
         return 1;
     }
-    /* Every OpenCL device, or only the one CT_TEST_OPENCL_DEVICE names. */
-    const char *only = getenv("CT_TEST_OPENCL_DEVICE");
     int n_devices = 0;
     for (size_t i = 0; i < ct_backend_reg_dev_count(reg); i++) {
         ocl_dev = ct_backend_reg_dev_get(reg, i);
-        if (only && strcmp(only, ct_device_name(ocl_dev)) != 0) continue;
+        if (!tu_opencl_device_selected(ocl_dev)) continue;
         n_devices++;
         if (ct_device_init_backend(ocl_dev, NULL, &ocl_be) != CT_OK) {
             CHECK_MSG(false, "%s: backend init failed: %s", ct_device_name(ocl_dev), ct_last_error());
@@ -700,7 +699,8 @@ int main(void) {
         ct_backend_free(ocl_be);
         ocl_be = NULL;
     }
-    CHECK_MSG(n_devices > 0, "CT_TEST_OPENCL_DEVICE=%s names no OpenCL device", only ? only : "");
+    CHECK_MSG(n_devices > 0, "CT_TEST_OPENCL_DEVICE=%s names no OpenCL device",
+              getenv("CT_TEST_OPENCL_DEVICE") ? getenv("CT_TEST_OPENCL_DEVICE") : "");
     ct_backend_free(cpu_be);
     return tu_finish();
 }

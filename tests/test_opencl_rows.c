@@ -954,12 +954,10 @@ int main(void) {
         fprintf(stderr, "CPU backend init failed: %s\n", ct_last_error());
         return 1;
     }
-    /* Every OpenCL device, or only the one CT_TEST_OPENCL_DEVICE names. */
-    const char *only = getenv("CT_TEST_OPENCL_DEVICE");
     int n_devices = 0;
     for (size_t i = 0; i < ct_backend_reg_dev_count(reg); i++) {
         ocl_dev = ct_backend_reg_dev_get(reg, i);
-        if (only && strcmp(only, ct_device_name(ocl_dev)) != 0) continue;
+        if (!tu_opencl_device_selected(ocl_dev)) continue;
         n_devices++;
         if (ct_device_init_backend(ocl_dev, NULL, &ocl_be) != CT_OK) {
             CHECK_MSG(false, "%s: backend init failed: %s", ct_device_name(ocl_dev), ct_last_error());
@@ -976,7 +974,8 @@ int main(void) {
         printf("%s: %d cases\n", ct_device_name(ocl_dev), n_cases);
         ct_backend_free(ocl_be);
     }
-    CHECK_MSG(n_devices > 0, "CT_TEST_OPENCL_DEVICE=%s names no OpenCL device", only ? only : "");
+    CHECK_MSG(n_devices > 0, "CT_TEST_OPENCL_DEVICE=%s names no OpenCL device",
+              getenv("CT_TEST_OPENCL_DEVICE") ? getenv("CT_TEST_OPENCL_DEVICE") : "");
     ct_backend_free(cpu_be);
     return tu_finish();
 }

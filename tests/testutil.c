@@ -55,3 +55,8 @@ void tu_fill_bytes(void *p, size_t n) {
     unsigned char *b = p;
     for (size_t i = 0; i < n; i++) b[i] = (unsigned char)tu_rand_u64();
 }
+
+bool tu_opencl_device_selected(const ct_device *dev) {
+    const char *only = getenv("CT_TEST_OPENCL_DEVICE");
+    return !only || strcmp(only, ct_device_name(dev)) == 0;
+}

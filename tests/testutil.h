@@ -64,6 +64,9 @@ int64_t tu_rand_below(int64_t n);
 void tu_fill_uniform(float *x, size_t n, float lo, float hi);
 /* Fills with random bytes. */
 void tu_fill_bytes(void *p, size_t n);
+/* Whether an OpenCL test runs on dev: every device, or only the one the environment
+ * variable CT_TEST_OPENCL_DEVICE names. */
+bool tu_opencl_device_selected(const ct_device *dev);
 
 static inline uint32_t tu_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float tu_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
