@@ -54,14 +54,22 @@ uint mvq_prmt(uint a, uint b, uint s) {
     return r;
 }
 
-/* IQ4_NL values of four indices (bytes of idx, each 0..15): two 8-byte lookups by byte
- * permute and a third that takes, byte by byte, the half bit 3 of the index names
- * (a lookup in a local-memory table per byte ran the mat-vec at 25% of copy, call 17) */
-int mvq_iq4nl_lookup(uint idx) {
-    const uint sel = ((idx | (idx >> 4)) & 0xFFu) | (((idx >> 16) | (idx >> 20)) & 0xFFu) << 8;
-    const uint lo = mvq_prmt(CT_IQ4NL_KV0, CT_IQ4NL_KV1, sel & 0x7777u);
-    const uint hi = mvq_prmt(CT_IQ4NL_KV2, CT_IQ4NL_KV3, sel & 0x7777u);
-    return (int)mvq_prmt(lo, hi, 0x3210u | ((sel & 0x8888u) >> 1));
+/* IQ4_NL values of the eight indices of a qs word (its nibbles): *lo gets the low nibbles'
+ * values (bytes 0..3), *hi the high ones'. Each half-word of indices picks from the
+ * table's low and high 8 bytes by byte permute (the selectors' bit 3 masked: prmt reads it
+ * as "replicate the sign"), a third permute takes each byte from the half that bit 3 of
+ * its index names, and two more sort the values into low and high nibbles. Seven permutes
+ * for 8 values (one index a byte took 15 operations for 4, and the mat-vec ran at 43% of
+ * copy where its loads and decode without it ran at 80%: docs/perf/NOTES-h200.md, call 55;
+ * a lookup in a local-memory table per byte ran it at 25%, call 17). */
+void mvq_iq4nl_lookup8(const uint q, int *lo, int *hi) {
+    const uint m = q & 0x77777777u, h = ((q & 0x88888888u) >> 1) | 0x32103210u;
+    const uint t0 = mvq_prmt(mvq_prmt(CT_IQ4NL_KV0, CT_IQ4NL_KV1, m), mvq_prmt(CT_IQ4NL_KV2, CT_IQ4NL_KV3, m), h);
+    const uint m1 = m >> 16;
+    const uint t1 =
+        mvq_prmt(mvq_prmt(CT_IQ4NL_KV0, CT_IQ4NL_KV1, m1), mvq_prmt(CT_IQ4NL_KV2, CT_IQ4NL_KV3, m1), h >> 16);
+    *lo = (int)mvq_prmt(t0, t1, 0x6420u);
+    *hi = (int)mvq_prmt(t0, t1, 0x7531u);
 }
 #endif
 
@@ -175,17 +183,6 @@ void mvq_nibbles(const uint *q, int *p) {
     }
 }
 
-/* mm_scale_min_k4 on the stage (OpenCL C 1.2 has no generic address space) */
-void mvq_scale_min_k4(int j, __local const uchar *s, int *d, int *m) {
-    if (j < 4) {
-        *d = s[j] & 63;
-        *m = s[j + 4] & 63;
-    } else {
-        *d = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
-        *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
-    }
-}
-
 /* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
 /* kv: IQ4_NL's 16 values in local memory (shuffle() on a char16 of them ran the H200's
  * IQ4_NL mat-vec 2.3x slower, call 16) */
@@ -201,19 +198,24 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
         for (int i = 0; i < 9; i++) w[i] = mvq_w(b, i);
         const uint q0[4] = {mvq_mid(w[0], w[1]), mvq_mid(w[1], w[2]), mvq_mid(w[2], w[3]), mvq_mid(w[3], w[4])};
         const uint q1[4] = {w[5], w[6], w[7], w[8]};
+        o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[4] >> 16);
+#if CT_HAS_NV_DP4A
+        if (t == MM_IQ4_NL) {
+            for (int k = 0; k < 4; k++) {
+                mvq_iq4nl_lookup8(q0[k], &o->p[k], &o->p[4 + k]);
+                mvq_iq4nl_lookup8(q1[k], &o->p[8 + k], &o->p[12 + k]);
+            }
+            return;
+        }
+#endif
         mvq_nibbles(q0, o->p);
         mvq_nibbles(q1, o->p + 8);
-        o->a[0] = mvq_h(w[0]), o->a[1] = mvq_h(w[4] >> 16);
         if (t == MM_Q4_0) {
             o->off = 8;
         } else {
             for (int k = 0; k < 16; k++) {
-#if CT_HAS_NV_DP4A
-                o->p[k] = mvq_iq4nl_lookup((uint)o->p[k]);
-#else
                 const uchar4 n = as_uchar4(o->p[k]);
                 o->p[k] = as_int((char4)(kv[n.s0], kv[n.s1], kv[n.s2], kv[n.s3]));
-#endif
             }
         }
         return;
@@ -288,12 +290,17 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
                 o->p[8 + k] |= (int)(((qh >> (2 * c + 1)) & 0x01010101u) << 4);
             }
         }
+        /* the 6-bit scales and mins of sub-blocks 2c, 2c + 1, from the three scale words
+         * (mm_scale_min_k4 for all eight sub-blocks at once, then the lane's two bytes;
+         * by bytes, with a branch on j < 4, the decode cost q4_K 12 points, call 55) */
+        const uint s0 = mvq_w(b, 1), s1 = mvq_w(b, 2), s2 = mvq_w(b, 3);
+        const uint scw = c < 2 ? s0 & 0x3F3F3F3Fu : (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u);
+        const uint mw = c < 2 ? s1 & 0x3F3F3F3Fu : ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u);
+        const int sh = 16 * (c & 1);
         const float d = mvq_h(h), dmin = mvq_h(h >> 16);
         for (int j = 0; j < 2; j++) {
-            int sc, m;
-            mvq_scale_min_k4(2 * c + j, b + 4, &sc, &m);
-            o->a[j] = d * (float)sc;
-            o->b[j] = -(dmin * (float)m);
+            o->a[j] = d * (float)((scw >> (sh + 8 * j)) & 0xFFu);
+            o->b[j] = -(dmin * (float)((mw >> (sh + 8 * j)) & 0xFFu));
         }
         return;
     }
@@ -351,14 +358,17 @@ int mvq_units_bytes(const int t, const int n) {
 /* Words a lane loads per chunk and row (ops_mul_mat.c sizes the stage from this). */
 int mvq_lane_words(const int t) { return (mvq_units_bytes(t, MVQ_TEAM) + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM); }
 
-/* This lane's words of the chunk at unit `base` of each row; Q6_K rows, 2-byte
- * aligned, by halves. */
+/* This lane's words of the chunk at unit `base` of each row. Q6_K rows are only 2-byte
+ * aligned: a row that starts 2 bytes into a word, or a partial chunk that ends 2 bytes
+ * into one, is loaded by halves, the rest by words (the choice is the same for the
+ * whole team). By halves throughout, Q6_K's staging alone ran at 64% of copy where the
+ * other types' ran at 80-92% (docs/perf/NOTES-h200.md, call 55). */
 void mvq_stage_load(const int t, const __global uchar *const *row, const int base, const int nunits,
                     const int lane, uint (*v)[MVQ_LW_MAX]) {
     const int lw = mvq_lane_words(t);
     const int cs = mvq_units_bytes(t, base), nb = mvq_units_bytes(t, min(MVQ_TEAM, nunits - base));
     for (int r = 0; r < MVQ_NR0; r++) {
-        if (t == MM_Q6_K) {
+        if (t == MM_Q6_K && (((size_t)row[r] | (size_t)nb) & 3) != 0) { /* cs % 4 == 0: 1680-byte chunks */
             const __global ushort *h = (const __global ushort *)(row[r] + cs);
             const int nh = nb / 2;
             for (int i = 0; i < lw; i++) {
@@ -418,12 +428,20 @@ void mvq_stage_y(const __global uchar *yq, const __global float4 *yds, const int
     }
 }
 
+/* Unit u's y of one src1 row: its four q planes' 16 bytes (y[0..3]) and its (d, s) pairs
+ * (y[4]); zeros past the row. */
+void mvq_y1_load(const __global uchar *yq, const __global float4 *yds, const int nunits, const int u, int4 *y) {
+    for (int p = 0; p < 4; p++) y[p] = u < nunits ? ((const __global int4 *)yq)[p * nunits + u] : (int4)0;
+    y[4] = u < nunits ? as_int4(yds[u]) : (int4)0;
+}
+
 /* This lane's share of the dot products of MVQ_NR0 src0 rows at x (rows past nr0
  * repeat the last valid one and are never stored) with src1 rows [0, nr1) of the
  * work buffer (q at yq, (d, s) at yds), into acc[c][r]: unit base + lane of each
  * chunk, staged in `stage` (MVQ_NR0 x MVQ_TEAM x mvq_lane_words(t) words). nr1max
  * (a constant of each kernel, nr1 <= nr1max <= MVQ_NR1) bounds the accumulators the
- * compiler keeps in registers. */
+ * compiler keeps in registers. With one src1 row (nr1max == 1) the lane's y is loaded a
+ * chunk ahead like the weights (yahead), so the dot products do not wait on it. */
 void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulong nb01, const int nr0,
               const __global uchar *yq, const __global float4 *yds, const int ne00, const int nr1,
               __local const char *kv, const int lane, const int sg, __local uint *stage, const int ys,
@@ -434,13 +452,21 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
     for (int i = 0; i < nr1max * MVQ_NR0; i++) acc[i] = 0.0f;
     uint v[MVQ_NR0][MVQ_LW_MAX];
     mvq_stage_load(t, row, 0, nunits, lane, v);
+    const int yahead = nr1max == 1 && !ys;
+    int4 ynext[5], ycur[5];
+    if (yahead) mvq_y1_load(yq, yds, nunits, lane, ynext);
     for (int base = 0; base < nunits; base += MVQ_TEAM) {
         mvq_team_barrier(sg); /* the previous chunk's readers are done */
         for (int r = 0; r < MVQ_NR0; r++)
             for (int i = 0; i < mvq_lane_words(t); i++) stage[r * sw + i * MVQ_TEAM + lane] = v[r][i];
         if (ys) mvq_stage_y(yq, yds, ne00, nr1, base, ystage);
         mvq_team_barrier(sg);
-        if (base + MVQ_TEAM < nunits) mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);
+        if (yahead)
+            for (int i = 0; i < 5; i++) ycur[i] = ynext[i];
+        if (base + MVQ_TEAM < nunits) {
+            mvq_stage_load(t, row, base + MVQ_TEAM, nunits, lane, v);
+            if (yahead) mvq_y1_load(yq, yds, nunits, base + MVQ_TEAM + lane, ynext);
+        }
         const int u = base + lane;
         if (u >= nunits) continue;
         mvq_unit w[MVQ_NR0];
@@ -450,11 +476,14 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
             if (c >= nr1) break;
             const __global int4 *yc = (const __global int4 *)(yq + (ulong)c * (ulong)ne00);
             /* (d, s) of blocks (u, 0), (u, 1) */
-            const float4 ds4 = !ys ? yds[(ulong)c * (ulong)nunits + (ulong)u]
-                                   : as_float4(ystage[MVQ_YQ_INT4 * nr1 + c * MVQ_TEAM + lane]);
+            const float4 ds4 = yahead ? as_float4(ycur[4])
+                               : !ys  ? yds[(ulong)c * (ulong)nunits + (ulong)u]
+                                      : as_float4(ystage[MVQ_YQ_INT4 * nr1 + c * MVQ_TEAM + lane]);
             for (int j = 0; j < 2; j++) {
                 int4 ya, yb4;
-                if (!ys) {
+                if (yahead) {
+                    ya = ycur[2 * j], yb4 = ycur[2 * j + 1];
+                } else if (!ys) {
                     ya = yc[(2 * j) * nunits + u], yb4 = yc[(2 * j + 1) * nunits + u];
                 } else {
                     ya = ystage[(4 * c + 2 * j) * MVQ_TEAM + lane];
@@ -576,8 +605,11 @@ MVQ_KERNEL(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL(q4_K, MM_Q4_K)
 MVQ_KERNEL(q5_K, MM_Q5_K)
 MVQ_KERNEL(q6_K, MM_Q6_K)
+MVQ_KERNEL1(q4_0, MM_Q4_0)
 MVQ_KERNEL1(q4_1, MM_Q4_1)
+MVQ_KERNEL1(q5_0, MM_Q5_0)
 MVQ_KERNEL1(q5_1, MM_Q5_1)
+MVQ_KERNEL1(q8_0, MM_Q8_0)
 MVQ_KERNEL1(iq4_nl, MM_IQ4_NL)
 MVQ_KERNEL1(q4_K, MM_Q4_K)
 MVQ_KERNEL1(q5_K, MM_Q5_K)
