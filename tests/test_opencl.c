@@ -41,7 +41,8 @@ static ct_context *new_ctx(void) {
     return ct_context_new(p);
 }
 
-/* The one .clbin file in the cache directory, or false. */
+/* The one .clbin file of the kernel library in the cache directory, or false (with
+ * cl_nv_compiler_options the mat-vec kernels' program has one of its own: "-mvq-"). */
 static bool find_cache_file(char *out, size_t n) {
     DIR *d = opendir(cache_dir);
     if (!d) return false;
@@ -49,7 +50,7 @@ static bool find_cache_file(char *out, size_t n) {
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
         const char *dot = strrchr(e->d_name, '.');
-        if (dot && strcmp(dot, ".clbin") == 0) {
+        if (dot && strcmp(dot, ".clbin") == 0 && strstr(e->d_name, "-lib-")) {
             snprintf(out, n, "%s/%s", cache_dir, e->d_name);
             found++;
         }
@@ -842,6 +843,70 @@ static void test_build_failure(ct_device *dev) {
     CHECK(load_origin(dev) == CT_OCL_PROGRAM_CACHE);
 }
 
+/* ---- the 8-bit mat-vec kernels' own program ---------------------------------------- */
+
+static cl_program kernel_program(ct_backend *b, ct_ocl_kernel_id k) {
+    cl_program p = NULL;
+    clGetKernelInfo(((ct_ocl_backend *)b->context)->kernels[k], CL_KERNEL_PROGRAM, sizeof p, &p, NULL);
+    return p;
+}
+
+/* Where the device takes NVIDIA's compiler options, the 8-bit mat-vec kernels come from
+ * a second program, built register-capped from common.cl and mul_mvq.cl (library.c);
+ * the test hook builds it on any device with options of its own. Its kernels must give
+ * the library's bytes, and a second program that does not build must leave the
+ * library's kernels in place, with a warning. */
+static void test_mvq_program(ct_device *dev) {
+    ct_ocl_device *d = ct_ocl_device_of(dev);
+    const int64_t k[2] = {64, 512};
+    ct_backend *ref = NULL, *b = NULL;
+    CHECK(ct_device_init_backend(dev, NULL, &ref) == CT_OK);
+    if (!ref) return;
+    ((ct_ocl_backend *)ref->context)->replay_enabled = false;
+    CHECK((d->program_mvq != NULL) == d->has_nv_compiler_options);
+    printf("  mat-vec kernels: %s\n", d->program_mvq ? "their own program (register cap)" : "the kernel library");
+
+    /* common.cl and mul_mvq.cl alone, no option added (ref keeps its kernels' programs) */
+    d->test_mvq_options = "";
+    ct_ocl_device_reset_program(d);
+    CHECK(ct_device_init_backend(dev, NULL, &b) == CT_OK && d->program_mvq != NULL);
+    if (b && d->program_mvq) {
+        CHECK(kernel_program(b, CT_OCL_K_MUL_MVQ_Q8_0_F32) == d->program_mvq);
+        CHECK(kernel_program(b, CT_OCL_K_MUL_MVQ1_Q4_K_F32) == d->program_mvq);
+        CHECK(kernel_program(b, CT_OCL_K_MUL_MVQY_Q6_K_F32) == d->program_mvq);
+        CHECK(kernel_program(b, CT_OCL_K_QUANTIZE_QY) == d->program);
+        replay_graph g;
+        CHECK(replay_graph_new(&g, dev, k, 5));
+        replay_check(b, ref, &g, 41, "mat-vec kernels from their own program");
+        replay_graph_free(&g);
+    }
+    ct_backend_free(b);
+    b = NULL;
+
+    /* a second program that does not build */
+    d->test_mvq_options = "-cl-ctensor-no-such-option";
+    ct_ocl_device_reset_program(d);
+    ct_log_set_callback(log_cb, NULL);
+    warnings = 0;
+    CHECK(ct_device_init_backend(dev, NULL, &b) == CT_OK);
+    ct_log_set_callback(NULL, NULL);
+    CHECK_MSG(warnings == 1 && strstr(last_warning, "ct_mul_mvq kernels come from the kernel library") &&
+                  strstr(last_warning, "-cl-ctensor-no-such-option"),
+              "%d warnings, the last: %s", warnings, last_warning);
+    CHECK(d->program_mvq == NULL);
+    if (b) {
+        CHECK(kernel_program(b, CT_OCL_K_MUL_MVQ_Q8_0_F32) == d->program);
+        replay_graph g;
+        CHECK(replay_graph_new(&g, dev, k, 5));
+        replay_check(b, ref, &g, 42, "mat-vec kernels from the library after the second program failed");
+        replay_graph_free(&g);
+    }
+    ct_backend_free(b);
+    d->test_mvq_options = NULL;
+    ct_ocl_device_reset_program(d);
+    ct_backend_free(ref);
+}
+
 /* ---- no platform: zero devices, the CPU carries on (a child process) ------------- */
 
 static int child_no_platform(void) {
@@ -970,7 +1035,17 @@ int main(int argc, char **argv) {
         return tu_finish() ? 1 : SKIP;
     }
     test_devices(reg);
-    ct_device *dev = ct_backend_reg_dev_get(reg, 0);
+    /* the first device, or the one CT_TEST_OPENCL_DEVICE names */
+    ct_device *dev = NULL;
+    for (size_t i = 0; i < ct_backend_reg_dev_count(reg) && !dev; i++) {
+        if (tu_opencl_device_selected(ct_backend_reg_dev_get(reg, i))) dev = ct_backend_reg_dev_get(reg, i);
+    }
+    if (!dev) {
+        CHECK_MSG(false, "CT_TEST_OPENCL_DEVICE=%s names no OpenCL device", getenv("CT_TEST_OPENCL_DEVICE"));
+        remove_cache_dir();
+        return tu_finish();
+    }
+    printf("device %s: %s\n", ct_device_name(dev), ct_device_description(dev));
 
     ct_backend *b = NULL;
     CHECK(ct_device_init_backend(dev, NULL, &b) == CT_OK && b);
@@ -990,6 +1065,7 @@ int main(int argc, char **argv) {
     test_cache(dev);
     test_unwritable_cache(dev);
     test_build_failure(dev);
+    test_mvq_program(dev);
     test_no_platform();
 
     remove_cache_dir();

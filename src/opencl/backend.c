@@ -374,7 +374,8 @@ static ct_status create_kernels(ct_ocl_backend *be) {
     for (int k = 0; st == CT_OK && k < CT_OCL_K_COUNT; k++) {
         if (!ct_ocl_kernel_available(d, (ct_ocl_kernel_id)k)) continue;
         cl_int err;
-        be->kernels[k] = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(d->program, ct_ocl_kernel_table[k].name, &err));
+        const cl_program prog = ct_ocl_kernel_program(d, (ct_ocl_kernel_id)k);
+        be->kernels[k] = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, ct_ocl_kernel_table[k].name, &err));
         if (err != CL_SUCCESS) {
             be->kernels[k] = NULL;
             st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateKernel(%s) failed: %s (%d)", d->name,

@@ -262,6 +262,7 @@ static void read_caps(ct_ocl_device *d, cl_device_id id) {
     d->has_fp64 = has_token(ext, "cl_khr_fp64") || info_ulong(id, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
     d->has_int_dot = has_token(ext, "cl_khr_integer_dot_product");
     d->has_cmdbuf = has_token(ext, "cl_khr_command_buffer") && load_cmdbuf_api(d, id);
+    d->has_nv_compiler_options = has_token(ext, "cl_nv_compiler_options");
     ct_free(ext);
     d->features = (d->has_subgroups ? CT_OCL_FEAT_SUBGROUPS : 0u) | (d->has_fp16 ? CT_OCL_FEAT_FP16 : 0u) |
                   (d->has_fp64 ? CT_OCL_FEAT_FP64 : 0u) | (d->has_int_dot ? CT_OCL_FEAT_INT_DOT : 0u);
@@ -409,6 +410,7 @@ void ct_ocl_device_release(ct_ocl_device *dev) {
     if (left < 0) ct_log(CT_LOG_ERROR, "opencl: %s released more often than acquired", dev->name);
     if (left != 0) return;
     if (dev->program) clReleaseProgram(dev->program);
+    if (dev->program_mvq) clReleaseProgram(dev->program_mvq);
     clReleaseCommandQueue(dev->queue);
     clReleaseContext(dev->context);
     ct_free(dev->test_build_options);

@@ -180,7 +180,6 @@ static ct_status record_trace(ct_ocl_backend *be, ct_graph *graph, ct_cl_cmdbuf 
     const unsigned char *p = be->trace.bytes, *end = p + be->trace.len;
     ct_cl_sync_point last = 0;
     bool have_last = false;
-    cl_program program = NULL; /* the one every kernel of the backend comes from */
     while (p < end) {
         const unsigned char *at = p;
         rec_view r;
@@ -191,8 +190,8 @@ static ct_status record_trace(ct_ocl_backend *be, ct_graph *graph, ct_cl_cmdbuf 
             continue;
         }
         const char *kname = ct_ocl_kernel_table[id].name;
-        cl_int err = CL_SUCCESS;
-        if (!program) err = clGetKernelInfo(be->kernels[id], CL_KERNEL_PROGRAM, sizeof program, &program, NULL);
+        cl_program program = NULL; /* the one the backend's kernel comes from (there may be two) */
+        cl_int err = clGetKernelInfo(be->kernels[id], CL_KERNEL_PROGRAM, sizeof program, &program, NULL);
         if (err != CL_SUCCESS) return node_fail_cl(be, graph, r.h.node, "clGetKernelInfo", kname, err, "");
         cl_kernel k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(program, kname, &err));
         if (err != CL_SUCCESS || !k) return node_fail_cl(be, graph, r.h.node, "clCreateKernel", kname, err, "");

@@ -140,12 +140,14 @@ static void sanitize(char *out, size_t n, const char *s) {
     out[j] = '\0';
 }
 
-static bool cache_path(const ct_ocl_device *dev, uint64_t key, char *out, size_t n, char *dir, size_t dn) {
+/* <dir>/<device>-<driver>-<tag>-<key>.clbin; tag names the program ("lib", "mvq"). */
+static bool cache_path(const ct_ocl_device *dev, const char *tag, uint64_t key, char *out, size_t n, char *dir,
+                       size_t dn) {
     if (!ct_ocl_cache_dir(dir, dn)) return false;
     char dname[48], drv[48];
     sanitize(dname, sizeof dname, dev->device_name);
     sanitize(drv, sizeof drv, dev->driver_version);
-    int w = snprintf(out, n, "%s/%s-%s-%016llx.clbin", dir, dname, drv, (unsigned long long)key);
+    int w = snprintf(out, n, "%s/%s-%s-%s-%016llx.clbin", dir, dname, drv, tag, (unsigned long long)key);
     return w > 0 && (size_t)w < n;
 }
 
@@ -293,6 +295,101 @@ static cl_program build_from_binary(const ct_ocl_device *dev, const unsigned cha
     return NULL;
 }
 
+/* One program from the sources srcs[0..n): from the disk cache when a valid entry
+ * exists (key: tag, device, driver, options and sources), else compiled and cached.
+ * tag names its cache file, what names it in messages. */
+static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *tag, const char *what,
+                              const char *options, const char **srcs, const size_t *lens, cl_uint n,
+                              cl_program *out, ct_ocl_program_origin *origin) {
+    uint64_t key = fnv1a_str(0xcbf29ce484222325ull, "ctensor-opencl-program-v1");
+    key = fnv1a_str(key, tag);
+    key = fnv1a_str(key, dev->platform_name);
+    key = fnv1a_str(key, dev->device_name);
+    key = fnv1a_str(key, dev->driver_version);
+    key = fnv1a_str(key, options);
+    for (cl_uint i = 0; i < n; i++) key = fnv1a(key, srcs[i], lens[i]);
+
+    char path[4096], dir[4096];
+    bool cached = cache_path(dev, tag, key, path, sizeof path, dir, sizeof dir);
+    if (cached) {
+        size_t size = 0;
+        unsigned char *bin = cache_read(path, key, &size);
+        if (bin) {
+            cl_program prog = build_from_binary(dev, bin, size, options, path);
+            ct_free(bin);
+            if (prog) {
+                *out = prog;
+                *origin = CT_OCL_PROGRAM_CACHE;
+                ct_log(CT_LOG_DEBUG, "opencl: %s loaded %s from %s", dev->name, what, path);
+                return CT_OK;
+            }
+        }
+    }
+
+    cl_int err;
+    cl_program prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
+                                    clCreateProgramWithSource(dev->context, n, srcs, lens, &err));
+    if (err != CL_SUCCESS) {
+        return ct_fail(CT_DEVICE_ERROR, "%s: device %s: clCreateProgramWithSource for %s failed: %s (%d)", fn,
+                       dev->name, what, ct_ocl_error_name(err), err);
+    }
+    err = CT_OCL_BUILD(clBuildProgram(prog, 1, &dev->device, options, NULL, NULL));
+    if (err != CL_SUCCESS) {
+        char log[LOG_IN_MESSAGE];
+        build_log(dev, prog, log, sizeof log);
+        clReleaseProgram(prog);
+        return ct_fail(CT_DEVICE_ERROR, "%s: device %s: building %s failed: %s (%d); options '%s'; log: %s", fn,
+                       dev->name, what, ct_ocl_error_name(err), err, options, log[0] ? log : "(empty)");
+    }
+    *out = prog;
+    *origin = CT_OCL_PROGRAM_SOURCE;
+    if (cached) cache_write(dev, prog, path, dir, key);
+    return CT_OK;
+}
+
+/* The part of the embedded source that came from the file `name` (embed.cmake puts
+ * each file after a line `#line 1 "<name>"`), or false when there is none. */
+static bool embedded_file(const char *name, const char **p, size_t *n) {
+    char marker[64];
+    snprintf(marker, sizeof marker, "#line 1 \"%s\"\n", name);
+    const char *start = strstr(ct_ocl_kernels_source, marker);
+    if (!start) return false;
+    const char *end = strstr(start + strlen(marker), "#line 1 \"");
+    *p = start;
+    *n = end ? (size_t)(end - start) : strlen(start);
+    return true;
+}
+
+/* The 8-bit mat-vec kernels hold 123-164 registers a work-item as NVIDIA's compiler
+ * leaves them; at 128 or fewer four 128-item groups fit a multiprocessor (65536
+ * registers), and 4096 rows' 512 groups run in one wave on the H200's 132. Capped there,
+ * the mat-vec gained up to 13 points of copy at n = 2 and 1-4 at n = 1 (docs/perf/
+ * NOTES-h200.md, calls 57-58); capping the whole library cost the F16/BF16 mat-vec 7-10
+ * points, and NVIDIA's OpenCL caps only per program. So on a device with
+ * cl_nv_compiler_options those kernels come from a second program, common.cl and
+ * mul_mvq.cl built with the cap; any failure leaves them to the library. */
+enum { MVQ_MAX_REGISTERS = 128 };
+
+static void load_capped_mvq(ct_ocl_device *dev, const char *fn, const char *prelude, const char *options) {
+    char cap[32];
+    snprintf(cap, sizeof cap, "-cl-nv-maxrregcount=%d", MVQ_MAX_REGISTERS);
+    if (!dev->has_nv_compiler_options && !dev->test_mvq_options) return;
+    const char *srcs[3] = {prelude};
+    size_t lens[3] = {strlen(prelude)};
+    if (!embedded_file("common.cl", &srcs[1], &lens[1]) || !embedded_file("mul_mvq.cl", &srcs[2], &lens[2])) {
+        ct_log(CT_LOG_WARN, "opencl: %s: common.cl or mul_mvq.cl missing from the embedded source", dev->name);
+        return;
+    }
+    char capped[2 * OPTIONS_MAX];
+    snprintf(capped, sizeof capped, "%s %s", options, dev->test_mvq_options ? dev->test_mvq_options : cap);
+    ct_ocl_program_origin origin;
+    if (load_program(dev, fn, "mvq", "the mat-vec kernels' program", capped, srcs, lens, 3, &dev->program_mvq,
+                     &origin) != CT_OK) {
+        ct_log(CT_LOG_WARN, "opencl: %s; the ct_mul_mvq kernels come from the kernel library", ct_last_error());
+        dev->program_mvq = NULL;
+    }
+}
+
 ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
     if (dev->program) return CT_OK;
 
@@ -303,59 +400,26 @@ ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
     build_prelude(dev, prelude, sizeof prelude);
     build_options(dev, options, sizeof options);
 
-    uint64_t key = fnv1a_str(0xcbf29ce484222325ull, "ctensor-opencl-program-v1");
-    key = fnv1a_str(key, dev->platform_name);
-    key = fnv1a_str(key, dev->device_name);
-    key = fnv1a_str(key, dev->driver_version);
-    key = fnv1a_str(key, options);
-    key = fnv1a_str(key, prelude);
-    key = fnv1a(key, ct_ocl_kernels_source, ct_ocl_kernels_source_len);
-
-    char path[4096], dir[4096];
-    bool cached = cache_path(dev, key, path, sizeof path, dir, sizeof dir);
-    if (cached) {
-        size_t size = 0;
-        unsigned char *bin = cache_read(path, key, &size);
-        if (bin) {
-            cl_program prog = build_from_binary(dev, bin, size, options, path);
-            ct_free(bin);
-            if (prog) {
-                dev->program = prog;
-                dev->program_origin = CT_OCL_PROGRAM_CACHE;
-                dev->program_builds++;
-                ct_log(CT_LOG_DEBUG, "opencl: %s loaded its program from %s", dev->name, path);
-                return CT_OK;
-            }
-        }
-    }
-
-    const char *sources[2] = {prelude, ct_ocl_kernels_source};
-    size_t lengths[2] = {strlen(prelude), ct_ocl_kernels_source_len};
-    cl_int err;
-    cl_program prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(dev->context, 2, sources, lengths, &err));
-    if (err != CL_SUCCESS) {
-        return ct_fail(CT_DEVICE_ERROR, "%s: device %s: clCreateProgramWithSource failed: %s (%d)", fn, dev->name,
-                       ct_ocl_error_name(err), err);
-    }
-    err = CT_OCL_BUILD(clBuildProgram(prog, 1, &dev->device, options, NULL, NULL));
-    if (err != CL_SUCCESS) {
-        char log[LOG_IN_MESSAGE];
-        build_log(dev, prog, log, sizeof log);
-        clReleaseProgram(prog);
-        return ct_fail(CT_DEVICE_ERROR, "%s: device %s: building the kernel library failed: %s (%d); options '%s'; "
-                       "log: %s", fn, dev->name, ct_ocl_error_name(err), err, options, log[0] ? log : "(empty)");
-    }
-    dev->program = prog;
-    dev->program_origin = CT_OCL_PROGRAM_SOURCE;
+    const char *srcs[2] = {prelude, ct_ocl_kernels_source};
+    const size_t lens[2] = {strlen(prelude), ct_ocl_kernels_source_len};
+    ct_status st = load_program(dev, fn, "lib", "the kernel library", options, srcs, lens, 2, &dev->program,
+                                &dev->program_origin);
+    if (st != CT_OK) return st;
     dev->program_builds++;
-    if (cached) cache_write(dev, prog, path, dir, key);
+    load_capped_mvq(dev, fn, prelude, options);
     return CT_OK;
+}
+
+cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k) {
+    const bool mvq = strncmp(ct_ocl_kernel_table[k].name, "ct_mul_mvq", strlen("ct_mul_mvq")) == 0;
+    return mvq && dev->program_mvq ? dev->program_mvq : dev->program;
 }
 
 void ct_ocl_device_reset_program(ct_ocl_device *dev) {
     pthread_mutex_lock(&dev->lock);
     if (dev->program) clReleaseProgram(dev->program);
-    dev->program = NULL;
+    if (dev->program_mvq) clReleaseProgram(dev->program_mvq);
+    dev->program = dev->program_mvq = NULL;
     dev->program_origin = CT_OCL_PROGRAM_NONE;
     pthread_mutex_unlock(&dev->lock);
 }

@@ -129,6 +129,7 @@ typedef struct ct_ocl_device {
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_nv_warp; /* NVIDIA's compiler takes inline PTX shfl.sync and bar.warp.sync (probed) */
+    bool has_nv_compiler_options; /* cl_nv_compiler_options: -cl-nv-maxrregcount and friends */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     bool has_cmdbuf;           /* cl_khr_command_buffer, usable with our queue: cmdbuf is filled */
     ct_cl_cmdbuf_api cmdbuf;
@@ -155,8 +156,12 @@ typedef struct ct_ocl_device {
     cl_program program;
     ct_ocl_program_origin program_origin;
     int program_builds;                     /* successful loads (source or cache), for tests */
+    cl_program program_mvq; /* with cl_nv_compiler_options: the 8-bit mat-vec kernels again, register-capped
+                               (library.c); NULL elsewhere or when it did not build */
     size_t kernel_wg_size[CT_OCL_K_COUNT];  /* CL_KERNEL_WORK_GROUP_SIZE; 0 until queried */
     char *test_build_options;               /* test hook: appended to the build options */
+    const char *test_mvq_options; /* test hook (a static string): build program_mvq on any device, with
+                                     these options in place of the register cap */
     unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (ops_rows.h), and
                                 quantizing ones at 4 blocks a team: 20; tests lower it to reach
                                 ct_rows8 and ct_quant_rows_wide with small tensors */
@@ -177,9 +182,13 @@ void ct_ocl_device_retain(ct_ocl_device *dev);
 void ct_ocl_device_release(ct_ocl_device *dev);
 
 /* library.c: builds dev->program if it is NULL (from the disk cache when a valid
- * entry exists). The caller holds dev->lock. fn names the public function for
+ * entry exists), and where the device takes NVIDIA's compiler options
+ * dev->program_mvq. The caller holds dev->lock. fn names the public function for
  * messages. A build error is CT_DEVICE_ERROR with the compiler's log. */
 ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn);
+/* The program kernel k is created from: dev->program_mvq for the 8-bit mat-vec
+ * kernels (ct_mul_mvq*) where it was built, else dev->program. */
+cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k);
 /* device.c: whether the fp16 conversions the kernels would use are exact on dev (its
  * CL_DEVICE_HALF_FP_CONFIG, else a small program run on its queue); false on any failure. */
 bool ct_ocl_probe_fp16_exact(ct_ocl_device *dev);

@@ -45,6 +45,22 @@
 #define CT_T_F64 28
 #define CT_T_BF16 30
 
+/* The mat-mul kernels' src0 types (mul_mat.cl, mul_mvq.cl: a compile-time argument of
+ * their shared bodies). Here because mul_mvq.cl is also built without mul_mat.cl
+ * (library.c: the register-capped program). */
+#define MM_F32 0
+#define MM_F16 1
+#define MM_BF16 2
+#define MM_Q4_0 3
+#define MM_Q4_1 4
+#define MM_Q5_0 5
+#define MM_Q5_1 6
+#define MM_Q8_0 7
+#define MM_IQ4_NL 8
+#define MM_Q4_K 9
+#define MM_Q5_K 10
+#define MM_Q6_K 11
+
 /* ---- NVIDIA warps (inline PTX, where the device probes built it) --------------------- */
 
 #if CT_HAS_NV_WARP

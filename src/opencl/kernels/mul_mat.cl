@@ -82,19 +82,6 @@ int ct_red_sum_n(const float *vals, const int nv, __local float *scratch) {
 
 /* ---- exact dequantization, 8 elements at a time ---------------------------------- */
 
-#define MM_F32 0
-#define MM_F16 1
-#define MM_BF16 2
-#define MM_Q4_0 3
-#define MM_Q4_1 4
-#define MM_Q5_0 5
-#define MM_Q5_1 6
-#define MM_Q8_0 7
-#define MM_IQ4_NL 8
-#define MM_Q4_K 9
-#define MM_Q5_K 10
-#define MM_Q6_K 11
-
 float mm_h(const __global uchar *p) { return vload_half(0, (const __global half *)p); }
 
 /* 8 bytes at a 2-byte aligned p (every block field is), as 4 two-byte loads: byte
