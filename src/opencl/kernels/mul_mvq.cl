@@ -18,8 +18,10 @@
  * neighbouring work-items load neighbouring 16 bytes; its (d, s) pairs sit at
  * nrows * ne10 + r * ne10 / 4 + u * 16 + j * 8.
  *
- * Uses MM_* from mul_mat.cl and ct_kvalues_iq4nl_f from common.cl, which the build
- * concatenates before this file (embed.cmake: file name order).
+ * Uses only common.cl (MM_*, ct_div, the IQ4_NL table), which the build concatenates
+ * before this file (embed.cmake: file name order): on devices with NVIDIA's compiler
+ * options the two are also built as a program of their own, register-capped
+ * (library.c, load_capped_mvq).
  *
  * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
  * staged in local memory by 32-bit words (see "staging"), so the encoder requires
@@ -582,11 +584,9 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
 }
 
 /* ct_mul_mvq_<t>_f32 takes MVQ_NR1 src1 rows a work-group; ct_mul_mvq1_<t>_f32 one (the
- * decode step's mat-vec), with the registers of one row's accumulators only. The
- * one-row kernel exists for the types it made faster on the H200 (calls 19-20: q4_1
- * 64 -> 74%, q6_K 51 -> 58%, IQ4_NL 25 -> 44% of copy at 16384^2); Q4_0, Q5_0 and Q8_0
- * ran slower with it (q8_0 80 -> 76%, q5_0 75 -> 68%) and keep the MVQ_NR1 kernel.
- * ct_mul_mvqy_<t>_f32 stage y in local memory once a work-group (mvq_stage_y), for 4
+ * decode step's mat-vec), with one row's accumulators and its y loaded a chunk ahead
+ * (H200, call 56, 16384^2, against session 10's kernels: q8_0 78 -> 87%, q5_1 67 -> 73%,
+ * the rest within 2 points). ct_mul_mvqy_<t>_f32 stage y in local memory once a work-group (mvq_stage_y), for 4
  * src1 rows and more, in the types it made faster on the H200 (calls 51-52, 16384^2,
  * n = 8: q8_0 19 -> 30%, q5_1 16 -> 22%, q5_0 19 -> 22%; at n = 2 it cost most types
  * points, and Q4_0, Q4_K and IQ4_NL ran slower with it at every n). */
