@@ -853,6 +853,15 @@ static cl_program kernel_program(ct_backend *b, ct_ocl_kernel_id k) {
     return p;
 }
 
+/* replay_graph's mat-vecs (k = 64 and 512) on b, byte for byte as on ref. */
+static void mvq_check(ct_backend *b, ct_backend *ref, uint32_t seed, const char *what) {
+    const int64_t k[2] = {64, 512};
+    replay_graph g;
+    CHECK(replay_graph_new(&g, ct_backend_get_device(b), k, 5));
+    replay_check(b, ref, &g, seed, what);
+    replay_graph_free(&g);
+}
+
 /* Where the device takes NVIDIA's compiler options, the 8-bit mat-vec kernels come from
  * a second program, built register-capped from common.cl and mul_mvq.cl (library.c);
  * the test hook builds it on any device with options of its own. Its kernels must give
@@ -860,7 +869,6 @@ static cl_program kernel_program(ct_backend *b, ct_ocl_kernel_id k) {
  * library's kernels in place, with a warning. */
 static void test_mvq_program(ct_device *dev) {
     ct_ocl_device *d = ct_ocl_device_of(dev);
-    const int64_t k[2] = {64, 512};
     ct_backend *ref = NULL, *b = NULL;
     CHECK(ct_device_init_backend(dev, NULL, &ref) == CT_OK);
     if (!ref) return;
@@ -877,10 +885,7 @@ static void test_mvq_program(ct_device *dev) {
         CHECK(kernel_program(b, CT_OCL_K_MUL_MVQ1_Q4_K_F32) == d->program_mvq);
         CHECK(kernel_program(b, CT_OCL_K_MUL_MVQY_Q6_K_F32) == d->program_mvq);
         CHECK(kernel_program(b, CT_OCL_K_QUANTIZE_QY) == d->program);
-        replay_graph g;
-        CHECK(replay_graph_new(&g, dev, k, 5));
-        replay_check(b, ref, &g, 41, "mat-vec kernels from their own program");
-        replay_graph_free(&g);
+        mvq_check(b, ref, 41, "mat-vec kernels from their own program");
     }
     ct_backend_free(b);
     b = NULL;
@@ -898,10 +903,7 @@ static void test_mvq_program(ct_device *dev) {
     CHECK(d->program_mvq == NULL);
     if (b) {
         CHECK(kernel_program(b, CT_OCL_K_MUL_MVQ_Q8_0_F32) == d->program);
-        replay_graph g;
-        CHECK(replay_graph_new(&g, dev, k, 5));
-        replay_check(b, ref, &g, 42, "mat-vec kernels from the library after the second program failed");
-        replay_graph_free(&g);
+        mvq_check(b, ref, 42, "mat-vec kernels from the library after the second program failed");
     }
     ct_backend_free(b);
     d->test_mvq_options = NULL;
