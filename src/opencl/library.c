@@ -1,6 +1,7 @@
-/* The kernel library: one cl_program per device, built once under the device
+/* The kernel library: one cl_program per device (and on NVIDIA a second, the 8-bit
+ * mat-vec kernels register-capped: load_capped_mvq), built once under the device
  * lock from the sources embedded at build time, without fast-math options and
- * with FP_CONTRACT OFF (quantization must match the CPU bit for bit). The built
+ * with FP_CONTRACT OFF (quantization must match the CPU bit for bit). Each built
  * binary is cached on disk, keyed by device, driver and a hash of everything
  * that goes into the build; an entry that fails any check is rebuilt. */
 #include "opencl_internal.h"
@@ -371,9 +372,9 @@ static bool embedded_file(const char *name, const char **p, size_t *n) {
 enum { MVQ_MAX_REGISTERS = 128 };
 
 static void load_capped_mvq(ct_ocl_device *dev, const char *fn, const char *prelude, const char *options) {
+    if (!dev->has_nv_compiler_options && !dev->test_mvq_options) return;
     char cap[32];
     snprintf(cap, sizeof cap, "-cl-nv-maxrregcount=%d", MVQ_MAX_REGISTERS);
-    if (!dev->has_nv_compiler_options && !dev->test_mvq_options) return;
     const char *srcs[3] = {prelude};
     size_t lens[3] = {strlen(prelude)};
     if (!embedded_file("common.cl", &srcs[1], &lens[1]) || !embedded_file("mul_mvq.cl", &srcs[2], &lens[2])) {
@@ -382,11 +383,17 @@ static void load_capped_mvq(ct_ocl_device *dev, const char *fn, const char *prel
     }
     char capped[2 * OPTIONS_MAX];
     snprintf(capped, sizeof capped, "%s %s", options, dev->test_mvq_options ? dev->test_mvq_options : cap);
+    /* the caller's call succeeds either way: the error state it had is kept */
+    const ct_status had = ct_last_status();
+    char had_msg[512];
+    snprintf(had_msg, sizeof had_msg, "%s", ct_last_error());
     ct_ocl_program_origin origin;
     if (load_program(dev, fn, "mvq", "the mat-vec kernels' program", capped, srcs, lens, 3, &dev->program_mvq,
                      &origin) != CT_OK) {
         ct_log(CT_LOG_WARN, "opencl: %s; the ct_mul_mvq kernels come from the kernel library", ct_last_error());
         dev->program_mvq = NULL;
+        if (had == CT_OK) ct_clear_error();
+        else ct_fail(had, "%s", had_msg);
     }
 }
 

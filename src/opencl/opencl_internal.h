@@ -119,7 +119,7 @@ typedef struct ct_ocl_device {
     cl_context context;
     cl_command_queue queue; /* set/get/memset/clear; OpenCL API calls are thread-safe */
 
-    /* Guards refcount, the program, kernel_wg_size and the test hook. */
+    /* Guards refcount, the programs, kernel_wg_size and the test hooks. */
     pthread_mutex_t lock;
     int refcount; /* the registration, every backend and every buffer hold one */
 
@@ -161,7 +161,8 @@ typedef struct ct_ocl_device {
     size_t kernel_wg_size[CT_OCL_K_COUNT];  /* CL_KERNEL_WORK_GROUP_SIZE; 0 until queried */
     char *test_build_options;               /* test hook: appended to the build options */
     const char *test_mvq_options; /* test hook (a static string): build program_mvq on any device, with
-                                     these options in place of the register cap */
+                                     these options in place of the register cap (kernel_wg_size keeps
+                                     the limits of the program each kernel first came from) */
     unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (ops_rows.h), and
                                 quantizing ones at 4 blocks a team: 20; tests lower it to reach
                                 ct_rows8 and ct_quant_rows_wide with small tensors */
@@ -187,7 +188,8 @@ void ct_ocl_device_release(ct_ocl_device *dev);
  * messages. A build error is CT_DEVICE_ERROR with the compiler's log. */
 ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn);
 /* The program kernel k is created from: dev->program_mvq for the 8-bit mat-vec
- * kernels (ct_mul_mvq*) where it was built, else dev->program. */
+ * kernels (ct_mul_mvq*) where it was built, else dev->program. The caller holds
+ * dev->lock. */
 cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k);
 /* device.c: whether the fp16 conversions the kernels would use are exact on dev (its
  * CL_DEVICE_HALF_FP_CONFIG, else a small program run on its queue); false on any failure. */

@@ -40,8 +40,8 @@ enum {
 typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4; /* c4 is CT_OCL_K_COUNT for quantized types */
     ct_ocl_kernel_id mm128;
-    /* MVQ_NR1 src1 rows a group; one; MVQ_NR1 with y staged once a group (kernels/mul_mvq.cl:
-     * the types each is faster for); CT_OCL_K_COUNT where a type has none */
+    /* MVQ_NR1 src1 rows a group; one (every 8-bit type); MVQ_NR1 with y staged once a group
+     * (kernels/mul_mvq.cl: the types it is faster for); CT_OCL_K_COUNT where a type has none */
     ct_ocl_kernel_id mvq, mvq1, mvqy;
 } mm_kernels;
 

@@ -60,7 +60,7 @@ uint mvq_prmt(uint a, uint b, uint s) {
  * values (bytes 0..3), *hi the high ones'. Each half-word of indices picks from the
  * table's low and high 8 bytes by byte permute (the selectors' bit 3 masked: prmt reads it
  * as "replicate the sign"), a third permute takes each byte from the half that bit 3 of
- * its index names, and two more sort the values into low and high nibbles. Seven permutes
+ * its index names, and two more sort the values into low and high nibbles. Eight permutes
  * for 8 values (one index a byte took 15 operations for 4, and the mat-vec ran at 43% of
  * copy where its loads and decode without it ran at 80%: docs/perf/NOTES-h200.md, call 55;
  * a lookup in a local-memory table per byte ran it at 25%, call 17). */
@@ -293,7 +293,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
             }
         }
         /* the 6-bit scales and mins of sub-blocks 2c, 2c + 1, from the three scale words
-         * (mm_scale_min_k4 for all eight sub-blocks at once, then the lane's two bytes;
+         * (mm_scale_min_k4 for the four sub-blocks of the half c names, then the lane's two bytes;
          * by bytes, with a branch on j < 4, the decode cost q4_K 12 points, call 55) */
         const uint s0 = mvq_w(b, 1), s1 = mvq_w(b, 2), s2 = mvq_w(b, 3);
         const uint scw = c < 2 ? s0 & 0x3F3F3F3Fu : (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u);
