@@ -4,6 +4,7 @@
  * library's ct_rows4/ct_rows8 does, and the table shows which part costs the rate:
  *   zx*   zero extension (the mix probe's r1w2)           cvt*  the hardware conversion with the
  *   mul*  exponent bits times 2^112 (an FMA-pipe multiply)      library's NaN rule (ct_half_to_float)
+ *   ihf4  the library's integer path (no conversion unit, no subnormal operand), 4 units
  *   *1    one unit a work-item, 256 a group              *4    4 units a work-item, 256 a group
  *   *8    8 units a work-item, 128 a group (as ct_rows8)  *8i   the same, each group's row
  *                                                             through an index (as GET_ROWS)
@@ -35,6 +36,11 @@ static const char *src =
     "  const uint fin = as_uint(as_float(em << 13) * 0x1p112f);\n"
     "  const uint spec = 0x7F800000u | (em << 13) | (em > 0x7C00u ? 0x400000u : 0u);\n"
     "  return as_float(s | (em >= 0x7C00u ? spec : fin)); }\n"
+    "float h2f_int(ushort h) {\n"
+    "  const uint em = h & 0x7FFFu, o = em << 13;\n"
+    "  const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);\n"
+    "  const uint normal = o + (112u << 23), sub = as_uint(as_float(o + (113u << 23)) - 0x1p-14f);\n"
+    "  return as_float(((uint)(h & 0x8000u) << 16) | (em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub)); }\n"
     "ushort f2h(float f) {\n"
     "  const uint x = as_uint(f); ushort h; vstore_half_rte(f, 0, (__private half *)&h);\n"
     "  return (x & 0x7FFFFFFFu) > 0x7F800000u ? (ushort)(((x >> 16) & 0x8000u) | 0x7E00u) : h; }\n"
@@ -42,6 +48,8 @@ static const char *src =
     "uint4 cvt(ushort4 h) { return (uint4)(as_uint(h2f(h.s0)), as_uint(h2f(h.s1)), as_uint(h2f(h.s2)), as_uint(h2f(h.s3))); }\n"
     "uint4 mul(ushort4 h) { return (uint4)(as_uint(h2f_mul(h.s0)), as_uint(h2f_mul(h.s1)), as_uint(h2f_mul(h.s2)),\n"
     "                                    as_uint(h2f_mul(h.s3))); }\n"
+    "uint4 hint(ushort4 h) { return (uint4)(as_uint(h2f_int(h.s0)), as_uint(h2f_int(h.s1)), as_uint(h2f_int(h.s2)),\n"
+    "                                     as_uint(h2f_int(h.s3))); }\n"
     "ushort4 tohalf4(uint4 v) { return (ushort4)(f2h(as_float(v.s0)), f2h(as_float(v.s1)), f2h(as_float(v.s2)), f2h(as_float(v.s3))); }\n"
     "uint4 same(uint4 v) { return v; }\n"
     "uint4 zb(uchar4 b) { return convert_uint4(b); }\n"
@@ -65,6 +73,7 @@ static const char *src =
     "KX(zx4, 4, ushort4, uint4, zx, 0)\n"
     "KX(cvt4, 4, ushort4, uint4, cvt, 0)\n"
     "KX(mul4, 4, ushort4, uint4, mul, 0)\n"
+    "KX(ihf4, 4, ushort4, uint4, hint, 0)\n"
     "KX(zx8, 8, ushort4, uint4, zx, 0)\n"
     "KX(cvt8, 8, ushort4, uint4, cvt, 0)\n"
     "KX(mul8, 8, ushort4, uint4, mul, 0)\n"
@@ -175,6 +184,7 @@ int main(int argc, char **argv) {
     static const kcase cases[] = {
         {"zx1", 1, 256, 8, 16, 0, 0},   {"cvt1", 1, 256, 8, 16, 1, 0},  {"mul1", 1, 256, 8, 16, 1, 0},
         {"zx4", 4, 256, 8, 16, 0, 0},   {"cvt4", 4, 256, 8, 16, 1, 0},  {"mul4", 4, 256, 8, 16, 1, 0},
+        {"ihf4", 4, 256, 8, 16, 1, 0},
         {"zx8", 8, 128, 8, 16, 0, 0},   {"cvt8", 8, 128, 8, 16, 1, 0},  {"mul8", 8, 128, 8, 16, 1, 0},
         {"zx8i", 8, 128, 8, 16, 0, 1},  {"cvt8i", 8, 128, 8, 16, 1, 1}, {"mul8i", 8, 128, 8, 16, 1, 1},
         {"f2h4", 4, 256, 16, 8, 2, 0},  {"cp4", 4, 256, 16, 16, 0, 0},  {"zb4", 4, 256, 4, 16, 0, 0},

@@ -3,7 +3,8 @@
 # 68-72% of the copy when the plain 1 : 2 mix ran at 97% (h200-probe-mix.c, session 5).
 #   1. docs/perf/h200-probe-rows.c: the conversion and the row kernels' shape, a part at a time;
 #   2. the library as it is (base) and with the temporary switches of common.cl, CT_TUNE_F16_MUL
-#      (ct_half_to_float by a multiply of the exponent bits: mul) and CT_TUNE_I2F_MAG (the
+#      (ct_half_to_float by a multiply of the exponent bits: mul), CT_TUNE_F16_INT (by the integer
+#      path the library takes where the device's conversions are not exact: int) and CT_TUNE_I2F_MAG (the
 #      dequantizers' integers to float by a magic-number add: mag), interleaved twice: GET_ROWS
 #      and CPY at the large sizes, the F16 mat-vec at 16384^2, n = 1 and 4 (the same conversion),
 #      n = 512 for F16 and Q4_0 at 4096 x 14336 (TFLOP/s);
@@ -18,17 +19,19 @@ wait
 x=/tmp/ct-new/tools/ct-ops
 dev=$(ct_nv_device $x)
 echo "device $dev; $(ct_since) s"
-variant() { # $1 base|mul|mag|both: the environment of that variant
+variant() { # $1 base|mul|int|mag|both: the environment of that variant
   export CT_OPENCL_CACHE_DIR=/tmp/ct-cache-60-$1
   case $1 in
     base) unset CT_OPENCL_BUILD_OPTIONS ;;
     mul) export CT_OPENCL_BUILD_OPTIONS=-DCT_TUNE_F16_MUL ;;
+    int) export CT_OPENCL_BUILD_OPTIONS=-DCT_TUNE_F16_INT ;;
     mag) export CT_OPENCL_BUILD_OPTIONS=-DCT_TUNE_I2F_MAG ;;
     both) export CT_OPENCL_BUILD_OPTIONS="-DCT_TUNE_F16_MUL -DCT_TUNE_I2F_MAG" ;;
   esac
 }
 for run in 1 2; do
-  for v in base mul mag both; do
+  vs="base mul int mag both"; [ $run = 2 ] && vs="base mul int both"
+  for v in $vs; do
     variant $v
     { timeout 60 $x perf -b $dev -o GET_ROWS -p "n=4096,m=32768,r=16384" --json --min-time 0.1
       timeout 60 $x perf -b $dev -o CPY -p "ne=[4096,4096" --json --min-time 0.1
@@ -40,7 +43,7 @@ for run in 1 2; do
     echo "$v run $run: $(ct_since) s"
   done
 done
-python3 - /tmp/perf-{base,mul,mag,both}-{1,2}.json <<'PY'
+python3 - /tmp/perf-{base,mul,int,mag,both}-1.json /tmp/perf-{base,mul,int,both}-2.json <<'PY' | tee $out/summary.txt
 import json, sys
 frac, copy = {}, {}
 for f in sys.argv[1:]:

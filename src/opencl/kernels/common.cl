@@ -117,7 +117,16 @@ ushort ct_half_hw_rte(float f) {
 }
 #endif
 
-#ifdef CT_TUNE_F16_MUL /* temporary A/B switch (session 12, call 60) */
+#if defined(CT_TUNE_F16_INT) /* temporary A/B switch (session 12, call 60): the integer path's */
+float ct_half_to_float(ushort h) {
+    const uint em = h & 0x7FFFu, o = em << 13;
+    const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);
+    const uint normal = o + (112u << 23);
+    const uint sub = as_uint(as_float(o + (113u << 23)) - 0x1p-14f);
+    const uint r = em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub;
+    return as_float(((uint)(h & 0x8000u) << 16) | r);
+}
+#elif defined(CT_TUNE_F16_MUL) /* temporary A/B switch (session 12, call 60) */
 float ct_half_to_float(ushort h) {
     const uint em = h & 0x7FFFu, s = (uint)(h & 0x8000u) << 16;
     const uint fin = as_uint(as_float(em << 13) * 0x1p112f);
