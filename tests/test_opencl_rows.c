@@ -742,8 +742,9 @@ static const char soft_kernels[] =
     "}\n";
 
 /* common.cl's text, cut from the embedded library source, with CT_FP16_CONVERT = fp16
- * (the device's conversions must be exact for 1) and CT_HAS_FP16 as the device has it. */
-static char *common_source(int fp16) {
+ * (the device's conversions must be exact for 1), CT_HALF_BY_SCALE = scale (the device's
+ * multiply must keep subnormal operands for 1) and CT_HAS_FP16 as the device has it. */
+static char *common_source(int fp16, int scale) {
     const char *start = strstr(ct_ocl_kernels_source, "#line 1 \"common.cl\"");
     if (!start) return NULL;
     const char *end = strstr(start + 1, "#line 1 \"");
@@ -752,9 +753,9 @@ static char *common_source(int fp16) {
     char prelude[512];
     snprintf(prelude, sizeof prelude,
              "#pragma OPENCL FP_CONTRACT OFF\n#define CT_HAS_SUBGROUPS 0\n#define CT_HAS_FP16 %d\n"
-             "#define CT_FP16_CONVERT %d\n%s#define CT_HAS_FP64 0\n#define CT_HAS_INT_DOT 0\n"
-             "#define CT_CORRECTLY_ROUNDED_DIV 0\n",
-             khr ? 1 : 0, fp16, khr ? "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" : "");
+             "#define CT_FP16_CONVERT %d\n#define CT_HALF_BY_SCALE %d\n%s#define CT_HAS_FP64 0\n"
+             "#define CT_HAS_INT_DOT 0\n#define CT_CORRECTLY_ROUNDED_DIV 0\n",
+             khr ? 1 : 0, fp16, scale, khr ? "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n" : "");
     const size_t np = strlen(prelude);
     char *s = malloc(np + n + sizeof soft_kernels);
     if (!s) return NULL;
@@ -766,8 +767,8 @@ static char *common_source(int fp16) {
 
 /* common.cl built on its own with the given CT_HAS_FP16 and options; NULL (a failed
  * check) when it does not build. */
-static cl_program build_common(ct_ocl_device *d, int fp16, const char *options) {
-    char *src = common_source(fp16);
+static cl_program build_common(ct_ocl_device *d, int fp16, int scale, const char *options) {
+    char *src = common_source(fp16, scale);
     CHECK(src != NULL);
     if (!src) return NULL;
     cl_int err;
@@ -790,8 +791,9 @@ static cl_program build_common(ct_ocl_device *d, int fp16, const char *options) 
 
 /* ct_half_to_float on every half and ct_float_to_half on every float whose top 16 bits
  * are any and low 16 bits one of a few (rounding ties both ways, sticky bits, zero), for
- * both ways the device kernels convert (integer arithmetic, and the device's conversions
- * where its probe found them exact), against the CPU's rows. */
+ * every way the device kernels convert (integer arithmetic; the device's conversions
+ * where its probe found them exact; halves by scaling where its probe found a multiply
+ * keeps subnormals), against the CPU's rows. */
 static void test_half_conversions(void) {
     ct_ocl_device *d = ct_ocl_device_of(ocl_dev);
     enum { NH = 1 << 16, LOWS = 6, NX = NH * LOWS };
@@ -806,8 +808,10 @@ static void test_half_conversions(void) {
     }
     CHECK(ct_fp16_to_fp32_row(h, want_f, NX) == CT_OK);
     CHECK(ct_fp32_to_fp16_row(x, want_y, NX) == CT_OK);
-    for (int fp16 = 0; fp16 <= (d->has_fp16_exact ? 1 : 0); fp16++) {
-        cl_program prog = build_common(d, fp16, "");
+    static const char *const way_names[3] = {"integer", "the device's", "halves by scaling"};
+    for (int way = 0; way < 3; way++) {
+        if ((way == 1 && !d->has_fp16_exact) || (way == 2 && !d->has_half_scale)) continue;
+        cl_program prog = build_common(d, way == 1, way == 2, "");
         if (!prog) continue;
         cl_int e[6];
         cl_command_queue q = clCreateCommandQueue(d->context, d->device, 0, &e[0]);
@@ -834,7 +838,7 @@ static void test_half_conversions(void) {
                 fprintf(stderr, "ct_float_to_half(0x%08x) = 0x%04x, want 0x%04x\n", tu_f32_bits(x[i]), y[i], want_y[i]);
         }
         CHECK_MSG(bad_f == 0 && bad_y == 0, "half conversions (%s): %d of %d to float, %d of %d to half differ",
-                  fp16 ? "the device's" : "integer", bad_f, (int)NX, bad_y, (int)NX);
+                  way_names[way], bad_f, (int)NX, bad_y, (int)NX);
         clReleaseKernel(k);
         clReleaseMemObject(mh);
         clReleaseMemObject(mx);
@@ -864,7 +868,7 @@ static float div_operand(void) {
 
 static void test_soft_div(void) {
     ct_ocl_device *d = ct_ocl_device_of(ocl_dev);
-    cl_program prog = build_common(d, 0, "-DCT_SOFT_DIV");
+    cl_program prog = build_common(d, 0, 0, "-DCT_SOFT_DIV");
     if (!prog) return;
     cl_int err;
     cl_command_queue q = clCreateCommandQueue(d->context, d->device, 0, &err);

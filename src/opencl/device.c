@@ -136,6 +136,37 @@ static bool probe_nv_ptx(ct_ocl_device *d, const char *src) {
     return ok;
 }
 
+/* Builds src and runs its kernel ct_probe over `global` work-items, with buffer i of
+ * size[i] bytes as argument i: host[i] copied in where in[i], read back into it otherwise.
+ * False when any step fails. */
+static bool run_probe_kernel(ct_ocl_device *d, const char *src, size_t global, int nbuf, void *const host[],
+                             const size_t size[], const bool in[]) {
+    enum { MAX_BUFS = 4 };
+    cl_mem m[MAX_BUFS] = {NULL};
+    cl_program prog = NULL;
+    cl_kernel k = NULL;
+    cl_int err = CL_SUCCESS;
+    bool ok = nbuf <= MAX_BUFS;
+    if (ok) prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
+    ok = ok && err == CL_SUCCESS && CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
+    if (ok) k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, "ct_probe", &err));
+    ok = ok && err == CL_SUCCESS;
+    for (int i = 0; ok && i < nbuf; i++) {
+        const cl_mem_flags flags = in[i] ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY;
+        m[i] = CT_OCL_CREATE("clCreateBuffer",
+                             &err, clCreateBuffer(d->context, flags, size[i], in[i] ? host[i] : NULL, &err));
+        ok = err == CL_SUCCESS && clSetKernelArg(k, (cl_uint)i, sizeof m[i], &m[i]) == CL_SUCCESS;
+    }
+    ok = ok && clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS;
+    for (int i = 0; ok && i < nbuf; i++)
+        if (!in[i]) ok = clEnqueueReadBuffer(d->queue, m[i], CL_TRUE, 0, size[i], host[i], 0, NULL, NULL) == CL_SUCCESS;
+    for (int i = 0; i < nbuf && i < MAX_BUFS; i++)
+        if (m[i]) clReleaseMemObject(m[i]);
+    if (k) clReleaseKernel(k);
+    if (prog) clReleaseProgram(prog);
+    return ok;
+}
+
 /* Whether the device's fp16 conversions are exact (what the kernels' CT_FP16_CONVERT
  * needs): those of cl_khr_fp16 where the device has it, else the core vload_half /
  * vstore_half_rte. CL_DEVICE_HALF_FP_CONFIG with denormals and round to nearest says
@@ -165,47 +196,52 @@ bool ct_ocl_probe_fp16_exact(ct_ocl_device *d) {
     static const uint16_t lows[LOWS] = {0x0000, 0x1000, 0x0FFF, 0x1001, 0xF000, 0x2000};
     uint16_t *h = ct_malloc(NX * sizeof *h), *y = ct_malloc(NX * sizeof *y);
     float *f = ct_malloc(NX * sizeof *f), *x = ct_malloc(NX * sizeof *x);
-    cl_program prog = NULL;
-    cl_kernel k = NULL;
-    cl_mem m[4] = {NULL, NULL, NULL, NULL};
     bool ok = h && y && f && x;
     for (uint32_t i = 0; ok && i < NX; i++) {
         h[i] = (uint16_t)i;
         const uint32_t bits = ((i % NH) << 16) | lows[i / NH];
         memcpy(&x[i], &bits, sizeof bits);
     }
-    cl_int err = CL_SUCCESS;
-    if (ok)
-        prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
-                             clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
-    ok = ok && err == CL_SUCCESS && CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
-    if (ok) k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, "ct_probe", &err));
-    ok = ok && err == CL_SUCCESS;
+    void *const host[4] = {h, f, x, y};
     const size_t sizes[4] = {NX * sizeof *h, NX * sizeof *f, NX * sizeof *x, NX * sizeof *y};
-    void *const host[4] = {h, NULL, x, NULL};
-    for (int i = 0; ok && i < 4; i++) {
-        const cl_mem_flags flags = host[i] ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY;
-        m[i] = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(d->context, flags, sizes[i], host[i], &err));
-        ok = err == CL_SUCCESS;
-        if (ok) ok = clSetKernelArg(k, (cl_uint)i, sizeof m[i], &m[i]) == CL_SUCCESS;
-    }
-    const size_t global = NX;
-    ok = ok && clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS &&
-         clEnqueueReadBuffer(d->queue, m[1], CL_TRUE, 0, sizes[1], f, 0, NULL, NULL) == CL_SUCCESS &&
-         clEnqueueReadBuffer(d->queue, m[3], CL_TRUE, 0, sizes[3], y, 0, NULL, NULL) == CL_SUCCESS;
+    static const bool in[4] = {true, false, true, false};
+    ok = ok && run_probe_kernel(d, src, NX, 4, host, sizes, in);
     for (uint32_t i = 0; ok && i < NX; i++) {
         const float want_f = ct_fp16_to_fp32(h[i]);
         if ((h[i] & 0x7FFFu) <= 0x7C00u && memcmp(&want_f, &f[i], sizeof want_f) != 0) ok = false;
         if (!isnan(x[i]) && y[i] != ct_fp32_to_fp16(x[i])) ok = false;
     }
-    for (int i = 0; i < 4; i++)
-        if (m[i]) clReleaseMemObject(m[i]);
-    if (k) clReleaseKernel(k);
-    if (prog) clReleaseProgram(prog);
     ct_free(h);
     ct_free(y);
     ct_free(f);
     ct_free(x);
+    return ok;
+}
+
+/* Whether the kernels take a half to float by scaling its bits (CT_HALF_BY_SCALE): a
+ * finite half's exponent and mantissa bits, moved into a float's and multiplied by 2^112,
+ * are its value exactly where the multiply keeps subnormal operands. On PoCL that made
+ * GET_ROWS F16 1.8x faster than vload_half (a library call there); on NVIDIA it cost
+ * GET_ROWS F16 3 points against the conversion instruction (H100, docs/perf/NOTES-h200.md,
+ * call 60), so NVIDIA platforms keep that. Elsewhere a kernel scales every finite
+ * magnitude and the results must equal the CPU's conversion. */
+bool ct_ocl_probe_half_scale(ct_ocl_device *d) {
+    if (strstr(d->platform_name, "NVIDIA")) return false;
+    static const char src[] = "__kernel void ct_probe(__global float *f) {\n"
+                              "    const uint i = get_global_id(0);\n"
+                              "    f[i] = as_float(i << 13) * 0x1p112f;\n"
+                              "}\n";
+    enum { NF = 0x7C00 }; /* the finite magnitudes */
+    float *f = ct_malloc(NF * sizeof *f);
+    void *const host[1] = {f};
+    const size_t size[1] = {NF * sizeof *f};
+    static const bool in[1] = {false};
+    bool ok = f && run_probe_kernel(d, src, NF, 1, host, size, in);
+    for (uint32_t i = 0; ok && i < NF; i++) {
+        const float want = ct_fp16_to_fp32((uint16_t)i);
+        ok = memcmp(&want, &f[i], sizeof want) == 0;
+    }
+    ct_free(f);
     return ok;
 }
 

@@ -53,6 +53,7 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#define CT_HAS_SUBGROUPS %d\n"
              "#define CT_HAS_FP16 %d\n"
              "#define CT_FP16_CONVERT %d\n"
+             "#define CT_HALF_BY_SCALE %d\n"
              "#define CT_HAS_FP64 %d\n"
              "#define CT_HAS_INT_DOT %d\n"
              "#define CT_HAS_NV_DP4A %d\n"
@@ -64,7 +65,7 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n#endif\n"
              "#define CT_RAISE_ERROR(err, code) "
              "((void)atomic_cmpxchg((volatile __global int *)(err), 0, (code)))\n",
-             dev->has_subgroups, dev->has_fp16, dev->has_fp16_exact, dev->has_fp64, dev->has_int_dot,
+             dev->has_subgroups, dev->has_fp16, dev->has_fp16_exact, dev->has_half_scale, dev->has_fp64, dev->has_int_dot,
              dev->has_nv_dp4a, dev->has_nv_warp, dev->has_correct_div_sqrt);
 }
 
@@ -402,7 +403,9 @@ ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
 
     /* probed here, not at device discovery: only a process that computes on the device pays for it */
     dev->has_fp16_exact = ct_ocl_probe_fp16_exact(dev);
-    ct_log(CT_LOG_DEBUG, "opencl: %s: exact fp16 conversions %d", dev->name, dev->has_fp16_exact);
+    dev->has_half_scale = ct_ocl_probe_half_scale(dev);
+    ct_log(CT_LOG_DEBUG, "opencl: %s: exact fp16 conversions %d, halves by scaling %d", dev->name, dev->has_fp16_exact,
+           dev->has_half_scale);
     char prelude[PRELUDE_MAX], options[OPTIONS_MAX];
     build_prelude(dev, prelude, sizeof prelude);
     build_options(dev, options, sizeof options);

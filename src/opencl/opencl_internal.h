@@ -26,6 +26,7 @@
  *   CT_HAS_SUBGROUPS, CT_HAS_FP16, CT_HAS_FP64, CT_HAS_INT_DOT: 0 or 1, matching
  *     the device's features (the extension pragmas are already enabled);
  *   CT_FP16_CONVERT: 1 when the half type's conversions are exact (has_fp16_exact);
+ *   CT_HALF_BY_SCALE: 1 when halves become floats by scaling their bits (has_half_scale);
  *   CT_HAS_NV_DP4A: 1 when NVIDIA inline PTX (dp4a, prmt) builds and runs right;
  *   CT_HAS_NV_WARP: 1 when NVIDIA inline PTX shfl.sync and bar.warp.sync build;
  *   CT_CORRECTLY_ROUNDED_DIV: 1 when the program is built with
@@ -136,6 +137,9 @@ typedef struct ct_ocl_device {
     bool has_fp16_exact;       /* the fp16 conversions the kernels would use are exact, as CL_DEVICE_HALF_FP_CONFIG
                                   says or a probe found (kernels: CT_FP16_CONVERT); set when the library
                                   is first loaded (ct_ocl_library_load) */
+    bool has_half_scale;       /* halves to float by scaling their bits: exact (a probe) and chosen for
+                                  the device (ct_ocl_probe_half_scale; kernels: CT_HALF_BY_SCALE); set
+                                  with has_fp16_exact */
     int cl_c_version;          /* OpenCL C version, major*100 + minor*10: 110, 120, 200, 300 */
     size_t max_work_group_size;
     size_t max_work_item_sizes[3];
@@ -194,6 +198,7 @@ cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k);
 /* device.c: whether the fp16 conversions the kernels would use are exact on dev (its
  * CL_DEVICE_HALF_FP_CONFIG, else a small program run on its queue); false on any failure. */
 bool ct_ocl_probe_fp16_exact(ct_ocl_device *dev);
+bool ct_ocl_probe_half_scale(ct_ocl_device *dev);
 /* Test hooks: drop the program so the next backend rebuilds it (existing
  * backends keep theirs); add build options (NULL clears). */
 void ct_ocl_device_reset_program(ct_ocl_device *dev);

@@ -117,46 +117,12 @@ ushort ct_half_hw_rte(float f) {
 }
 #endif
 
-#if defined(CT_TUNE_F16_INT) /* temporary A/B switch (session 12, call 60): the integer path's */
-float ct_half_to_float(ushort h) {
-    const uint em = h & 0x7FFFu, o = em << 13;
-    const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);
-    const uint normal = o + (112u << 23);
-    const uint sub = as_uint(as_float(o + (113u << 23)) - 0x1p-14f);
-    const uint r = em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub;
-    return as_float(((uint)(h & 0x8000u) << 16) | r);
-}
-#elif defined(CT_TUNE_F16_MUL) /* temporary A/B switch (session 12, call 60) */
-float ct_half_to_float(ushort h) {
-    const uint em = h & 0x7FFFu, s = (uint)(h & 0x8000u) << 16;
-    const uint fin = as_uint(as_float(em << 13) * 0x1p112f);
-    const uint spec = 0x7F800000u | (em << 13) | (em > 0x7C00u ? 0x400000u : 0u);
-    return as_float(s | (em >= 0x7C00u ? spec : fin));
-}
-#else
-float ct_half_to_float(ushort h) {
-    const uint em = h & 0x7FFFu;
-    const uint nan = ((uint)(h & 0x8000u) << 16) | 0x7FC00000u | (em << 13);
-    return em > 0x7C00u ? as_float(nan) : ct_half_hw(h);
-}
-#endif
-
 ushort ct_float_to_half(float f) {
     const uint x = as_uint(f);
     const ushort nan = (ushort)(((x >> 16) & 0x8000u) | 0x7E00u);
     return (x & 0x7FFFFFFFu) > 0x7F800000u ? nan : ct_half_hw_rte(f);
 }
 #else
-float ct_half_to_float(ushort h) {
-    const uint em = h & 0x7FFFu, o = em << 13;
-    const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);
-    const uint normal = o + (112u << 23);
-    /* m * 2^-24 exactly: 2^-14 * (1 + m / 1024) less 2^-14 */
-    const uint sub = as_uint(as_float(o + (113u << 23)) - 0x1p-14f);
-    const uint r = em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub;
-    return as_float(((uint)(h & 0x8000u) << 16) | r);
-}
-
 ushort ct_float_to_half(float f) {
     const uint x = as_uint(f);
     const uint sign = (x >> 16) & 0x8000u;
@@ -167,6 +133,34 @@ ushort ct_float_to_half(float f) {
     const uint sub = as_uint(as_float(ax) * 0x1p24f + 0x1p23f) & 0x7FFu;
     const uint r = ax > 0x7F800000u ? 0x7E00u : ax >= 0x477FF000u ? 0x7C00u : ax >= 0x38800000u ? normal : sub;
     return (ushort)(sign | r);
+}
+#endif
+
+/* Half to float: the bits scaled by 2^112 where the library chose that (CT_HALF_BY_SCALE:
+ * exact where a float multiply keeps subnormal operands, and faster than PoCL's vload_half;
+ * device.c says where), else the device's conversion where exact, else integer arithmetic. */
+#if CT_HALF_BY_SCALE
+float ct_half_to_float(ushort h) {
+    const uint em = h & 0x7FFFu, o = em << 13;
+    const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);
+    const uint finite = as_uint(as_float(o) * 0x1p112f);
+    return as_float(((uint)(h & 0x8000u) << 16) | (em >= 0x7C00u ? special : finite));
+}
+#elif CT_FP16_CONVERT
+float ct_half_to_float(ushort h) {
+    const uint em = h & 0x7FFFu;
+    const uint nan = ((uint)(h & 0x8000u) << 16) | 0x7FC00000u | (em << 13);
+    return em > 0x7C00u ? as_float(nan) : ct_half_hw(h);
+}
+#else
+float ct_half_to_float(ushort h) {
+    const uint em = h & 0x7FFFu, o = em << 13;
+    const uint special = o | 0x7F800000u | (em > 0x7C00u ? 0x400000u : 0u);
+    const uint normal = o + (112u << 23);
+    /* m * 2^-24 exactly: 2^-14 * (1 + m / 1024) less 2^-14 */
+    const uint sub = as_uint(as_float(o + (113u << 23)) - 0x1p-14f);
+    const uint r = em >= 0x7C00u ? special : em >= 0x0400u ? normal : sub;
+    return as_float(((uint)(h & 0x8000u) << 16) | r);
 }
 #endif
 
@@ -616,18 +610,11 @@ float ct_h16(uint h) { return ct_half_to_float((ushort)h); }
 #define CT_XADD4(a, b) (exact ? ct_xadd(a, b) : (a) + (b))
 #define CT_XSUB4(a, b) (exact ? ct_xsub(a, b) : (a) - (b))
 
-#ifdef CT_TUNE_I2F_MAG /* temporary A/B switch (session 12, call 60) */
-/* x (|x| < 2^22) as float without the conversion unit: its bits added to those of 1.5 * 2^23 */
-float ct_i2f(int x) { return as_float(0x4B400000 + x) - 12582912.0f; }
-#else
-float ct_i2f(int x) { return (float)x; }
-#endif
-
 float4 ct_cvt4m_q4_0(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0);
     const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(ct_i2f((int)((CT_QBYTE(r.s1, c) >> s) & 15u) - 8), d);
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4((float)((int)((CT_QBYTE(r.s1, c) >> s) & 15u) - 8), d);
     return vload4(0, y);
 }
 
@@ -635,7 +622,7 @@ float4 ct_cvt4m_q4_1(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0 & 0xFFFFu), m = ct_h16(r.s0 >> 16);
     const uint s = g >= 4 ? 4u : 0u;
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = CT_XADD4(CT_XMUL4(ct_i2f((int)((CT_QBYTE(r.s1, c) >> s) & 15u)), d), m);
+    for (int c = 0; c < 4; c++) y[c] = CT_XADD4(CT_XMUL4((float)(int)((CT_QBYTE(r.s1, c) >> s) & 15u), d), m);
     return vload4(0, y);
 }
 
@@ -645,7 +632,7 @@ float4 ct_cvt4m_q5_0(uint4 r, int g, int exact) {
     float y[4];
     for (int c = 0; c < 4; c++) {
         const int x = (int)(((CT_QBYTE(r.s2, c) >> s) & 15u) | (((qh >> c) & 1u) << 4)) - 16;
-        y[c] = CT_XMUL4(ct_i2f(x), d);
+        y[c] = CT_XMUL4((float)x, d);
     }
     return vload4(0, y);
 }
@@ -656,7 +643,7 @@ float4 ct_cvt4m_q5_1(uint4 r, int g, int exact) {
     float y[4];
     for (int c = 0; c < 4; c++) {
         const int x = (int)(((CT_QBYTE(r.s2, c) >> s) & 15u) | (((qh >> c) & 1u) << 4));
-        y[c] = CT_XADD4(CT_XMUL4(ct_i2f(x), d), m);
+        y[c] = CT_XADD4(CT_XMUL4((float)x, d), m);
     }
     return vload4(0, y);
 }
@@ -664,7 +651,7 @@ float4 ct_cvt4m_q5_1(uint4 r, int g, int exact) {
 float4 ct_cvt4m_q8_0(uint4 r, int g, int exact) {
     const float d = ct_h16(r.s0);
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(ct_i2f(as_char((uchar)CT_QBYTE(r.s1, c))), d);
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4((float)as_char((uchar)CT_QBYTE(r.s1, c)), d);
     return vload4(0, y);
 }
 
@@ -683,7 +670,7 @@ float4 ct_cvt4m_q2_K(uint4 r, int g, int exact) {
     const float dl = CT_XMUL4(d, (float)(r.s1 & 15u));
     const float ml = CT_XMUL4(min, (float)(r.s1 >> 4));
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = CT_XSUB4(CT_XMUL4(dl, ct_i2f((int)((CT_QBYTE(r.s2, c) >> shift) & 3u))), ml);
+    for (int c = 0; c < 4; c++) y[c] = CT_XSUB4(CT_XMUL4(dl, (float)((CT_QBYTE(r.s2, c) >> shift) & 3u)), ml);
     return vload4(0, y);
 }
 
@@ -697,7 +684,7 @@ float4 ct_cvt4m_q3_K(uint4 r, int g, int exact) {
     float y[4];
     for (int c = 0; c < 4; c++) {
         const int v = (int)((CT_QBYTE(r.s2, c) >> (2 * s)) & 3u) - ((CT_QBYTE(r.s3, c) & m) ? 0 : 4);
-        y[c] = CT_XMUL4(dl, ct_i2f(v));
+        y[c] = CT_XMUL4(dl, (float)v);
     }
     return vload4(0, y);
 }
@@ -724,7 +711,7 @@ float4 ct_cvt4m_q4_K(uint4 r, int g, int exact) {
     float y[4];
     for (int c = 0; c < 4; c++) {
         const uint qc = CT_QBYTE(r.s2, c);
-        y[c] = CT_XSUB4(CT_XMUL4(d1, ct_i2f((int)(hi ? (qc >> 4) : (qc & 15u)))), m1);
+        y[c] = CT_XSUB4(CT_XMUL4(d1, (float)(hi ? (qc >> 4) : (qc & 15u))), m1);
     }
     return vload4(0, y);
 }
@@ -740,7 +727,7 @@ float4 ct_cvt4m_q5_K(uint4 r, int g, int exact) {
     for (int c = 0; c < 4; c++) {
         const uint qc = CT_QBYTE(r.s2, c);
         const uint v = (hi ? (qc >> 4) : (qc & 15u)) + ((CT_QBYTE(r.s3, c) & u) ? 16u : 0u);
-        y[c] = CT_XSUB4(CT_XMUL4(d1, ct_i2f((int)v)), m1);
+        y[c] = CT_XSUB4(CT_XMUL4(d1, (float)v), m1);
     }
     return vload4(0, y);
 }
@@ -753,7 +740,7 @@ float4 ct_cvt4m_q6_K(uint4 r, int g, int exact) {
         const uint qc = CT_QBYTE(r.s1, c);
         const uint nib = (k & 2) ? (qc >> 4) : (qc & 15u);
         const int q = (int)(nib | (((CT_QBYTE(r.s2, c) >> (2 * k)) & 3u) << 4)) - 32;
-        y[c] = CT_XMUL4(dsc, ct_i2f(q));
+        y[c] = CT_XMUL4(dsc, (float)q);
     }
     return vload4(0, y);
 }
@@ -761,7 +748,7 @@ float4 ct_cvt4m_q6_K(uint4 r, int g, int exact) {
 float4 ct_cvt4m_q8_K(uint4 r, int g, int exact) {
     const float d = as_float(r.s0);
     float y[4];
-    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(d, ct_i2f(as_char((uchar)CT_QBYTE(r.s1, c))));
+    for (int c = 0; c < 4; c++) y[c] = CT_XMUL4(d, (float)as_char((uchar)CT_QBYTE(r.s1, c)));
     return vload4(0, y);
 }
 
