@@ -147,19 +147,22 @@ static bool run_probe_kernel(ct_ocl_device *d, const char *src, size_t global, i
     cl_kernel k = NULL;
     cl_int err = CL_SUCCESS;
     bool ok = nbuf <= MAX_BUFS;
-    if (ok) prog = CT_OCL_CREATE("clCreateProgramWithSource", &err, clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
+    if (ok)
+        prog = CT_OCL_CREATE("clCreateProgramWithSource", &err,
+                             clCreateProgramWithSource(d->context, 1, &src, NULL, &err));
     ok = ok && err == CL_SUCCESS && CT_OCL_BUILD(clBuildProgram(prog, 1, &d->device, "", NULL, NULL)) == CL_SUCCESS;
     if (ok) k = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, "ct_probe", &err));
     ok = ok && err == CL_SUCCESS;
     for (int i = 0; ok && i < nbuf; i++) {
         const cl_mem_flags flags = in[i] ? CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR : CL_MEM_WRITE_ONLY;
-        m[i] = CT_OCL_CREATE("clCreateBuffer",
-                             &err, clCreateBuffer(d->context, flags, size[i], in[i] ? host[i] : NULL, &err));
+        m[i] = CT_OCL_CREATE("clCreateBuffer", &err,
+                             clCreateBuffer(d->context, flags, size[i], in[i] ? host[i] : NULL, &err));
         ok = err == CL_SUCCESS && clSetKernelArg(k, (cl_uint)i, sizeof m[i], &m[i]) == CL_SUCCESS;
     }
     ok = ok && clEnqueueNDRangeKernel(d->queue, k, 1, NULL, &global, NULL, 0, NULL, NULL) == CL_SUCCESS;
     for (int i = 0; ok && i < nbuf; i++)
-        if (!in[i]) ok = clEnqueueReadBuffer(d->queue, m[i], CL_TRUE, 0, size[i], host[i], 0, NULL, NULL) == CL_SUCCESS;
+        if (!in[i])
+            ok = clEnqueueReadBuffer(d->queue, m[i], CL_TRUE, 0, size[i], host[i], 0, NULL, NULL) == CL_SUCCESS;
     for (int i = 0; i < nbuf && i < MAX_BUFS; i++)
         if (m[i]) clReleaseMemObject(m[i]);
     if (k) clReleaseKernel(k);

@@ -65,8 +65,8 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#pragma OPENCL EXTENSION cl_khr_subgroups : enable\n#endif\n"
              "#define CT_RAISE_ERROR(err, code) "
              "((void)atomic_cmpxchg((volatile __global int *)(err), 0, (code)))\n",
-             dev->has_subgroups, dev->has_fp16, dev->has_fp16_exact, dev->has_half_scale, dev->has_fp64, dev->has_int_dot,
-             dev->has_nv_dp4a, dev->has_nv_warp, dev->has_correct_div_sqrt);
+             dev->has_subgroups, dev->has_fp16, dev->has_fp16_exact, dev->has_half_scale, dev->has_fp64,
+             dev->has_int_dot, dev->has_nv_dp4a, dev->has_nv_warp, dev->has_correct_div_sqrt);
 }
 
 static void build_options(const ct_ocl_device *dev, char *out, size_t n) {

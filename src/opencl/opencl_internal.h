@@ -198,6 +198,8 @@ cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k);
 /* device.c: whether the fp16 conversions the kernels would use are exact on dev (its
  * CL_DEVICE_HALF_FP_CONFIG, else a small program run on its queue); false on any failure. */
 bool ct_ocl_probe_fp16_exact(ct_ocl_device *dev);
+/* device.c: whether the kernels take halves to float by scaling their bits on dev (exact
+ * there, by a small program on its queue, and not an NVIDIA platform); false on any failure. */
 bool ct_ocl_probe_half_scale(ct_ocl_device *dev);
 /* Test hooks: drop the program so the next backend rebuilds it (existing
  * backends keep theirs); add build options (NULL clears). */
