@@ -349,7 +349,9 @@ CT_API ct_tensor *ct_get_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b);
 CT_API ct_tensor *ct_set_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c);
 /* dst[i0,i1,i2,i3] = sum_k a[k,i0,i2/r2,i3/r3] * b[k,i1,i2,i3]; result F32 [a.ne1, b.ne1, b.ne2, b.ne3]. */
 CT_API ct_tensor *ct_mul_mat(ct_context *ctx, ct_tensor *a, ct_tensor *b);
-/* Copies a into b (same element count), converting types; returns a view of b. */
+/* Copies a into b (same element count), converting types; returns a view of b. When a and b
+ * overlap in memory the result is unspecified (as in ggml) but nothing outside b is written; on
+ * the CPU backend a same-type copy between contiguous views gives memmove's bytes. */
 CT_API ct_tensor *ct_cpy(ct_context *ctx, ct_tensor *a, ct_tensor *b);
 /* A new tensor of a's type and shape holding a copy of a. */
 CT_API ct_tensor *ct_dup(ct_context *ctx, ct_tensor *a);

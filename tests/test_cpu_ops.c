@@ -667,6 +667,27 @@ static void test_cpy(void) {
         ct_context_free(c);
     }
 
+    /* Overlapping contiguous views of one buffer (legal input): the bytes memmove gives, on any
+     * thread count, whichever way the views overlap. */
+    for (int nth = 1; nth <= MAX_NTH; nth++) {
+        for (int shift = -37; shift <= 37; shift += 74) {
+            ct_context *c = new_ctx();
+            ct_tensor *buf = ct_tensor_new_1d(c, CT_TYPE_I8, 4096);
+            uint8_t *bytes = buf->data, want[4096];
+            for (int i = 0; i < 4096; i++) bytes[i] = (uint8_t)(i * 131 + 7);
+            const size_t at = 1024, len = 2000;
+            ct_tensor *src = ct_view_1d(c, buf, (int64_t)len, at);
+            ct_tensor *dst = ct_view_1d(c, buf, (int64_t)len, (size_t)((int64_t)at + shift));
+            ct_tensor *t = ct_cpy(c, src, dst);
+            CHECK(t != NULL);
+            memcpy(want, bytes, sizeof want);
+            memmove(want + at + shift, want + at, len);
+            CHECK(run_op(ct_cpu_cpy, t, nth, NULL) == CT_OK);
+            CHECK_MSG(memcmp(bytes, want, sizeof want) == 0, "overlapping cpy, shift %d, %d threads", shift, nth);
+            ct_context_free(c);
+        }
+    }
+
     /* Exact support. */
     ct_context *c = new_ctx();
     struct { ct_type st, dt; int64_t ne0; bool ok; } pairs[] = {

@@ -289,8 +289,15 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
     if (n_el == 0) return;
 
     if (st == dt && ct_is_contiguous(src) && ct_is_contiguous(dst)) {
-        /* Split the bytes. */
         const size_t bytes = (size_t)(n_el / ct_type_block_size(st)) * ct_type_size(st);
+        const uintptr_t sa = (uintptr_t)src->data, da = (uintptr_t)dst->data;
+        if (sa < da + bytes && da < sa + bytes) {
+            /* Overlapping views (legal, see copy_units): one memmove on one thread, since
+             * split chunks would read bytes another thread is writing. */
+            if (params->ith == 0) memmove(dst->data, src->data, bytes);
+            return;
+        }
+        /* Split the bytes. */
         const size_t per = bytes / (size_t)params->nth, rem = bytes % (size_t)params->nth;
         const size_t ith = (size_t)params->ith;
         const size_t b0 = ith * per + (ith < rem ? ith : rem);
