@@ -688,6 +688,26 @@ static void test_cpy(void) {
         }
     }
 
+    /* A contiguous copy past CT_CPU_STREAM_MIN_BYTES (streamed in 64-byte lines of dst) between
+     * views at odd offsets, on 1-3 threads: the source's bytes, and none outside dst. */
+    {
+        const size_t len = ((size_t)33 << 20) + 77, size = 2 * len + 256;
+        ct_context *c = new_ctx_bytes(size + 4096);
+        ct_tensor *buf = ct_tensor_new_1d(c, CT_TYPE_I8, (int64_t)size);
+        uint8_t *bytes = buf->data;
+        for (int nth = 1; nth <= MAX_NTH; nth++) {
+            const size_t src_at = 3 + (size_t)nth, dst_at = len + 64 + 5 * (size_t)nth;
+            for (size_t i = 0; i < size; i++) bytes[i] = (uint8_t)(i * 2654435761u >> 13);
+            ct_tensor *t = ct_cpy(c, ct_view_1d(c, buf, (int64_t)len, src_at), ct_view_1d(c, buf, (int64_t)len, dst_at));
+            CHECK(t != NULL && run_op(ct_cpu_cpy, t, nth, NULL) == CT_OK);
+            bool same = memcmp(bytes + dst_at, bytes + src_at, len) == 0;
+            for (size_t i = dst_at - 64; i < dst_at; i++) same = same && bytes[i] == (uint8_t)(i * 2654435761u >> 13);
+            for (size_t i = dst_at + len; i < size; i++) same = same && bytes[i] == (uint8_t)(i * 2654435761u >> 13);
+            CHECK_MSG(same, "streamed cpy of %zu bytes, %d threads", len, nth);
+        }
+        ct_context_free(c);
+    }
+
     /* Exact support. */
     ct_context *c = new_ctx();
     struct { ct_type st, dt; int64_t ne0; bool ok; } pairs[] = {

@@ -1,6 +1,7 @@
 /* CPY, DUP, CONT: the source's elements in logical row-major order, written in the
  * destination's logical row-major order, converting types on the way. */
 #include "cpu/cpu_ops.h"
+#include "cpu/stream.h"
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
@@ -297,12 +298,23 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
             if (params->ith == 0) memmove(dst->data, src->data, bytes);
             return;
         }
-        /* Split the bytes. */
-        const size_t per = bytes / (size_t)params->nth, rem = bytes % (size_t)params->nth;
+        /* Split the bytes at dst's 64-byte line boundaries, so no two threads write parts of one
+         * line; outputs past the caches are streamed (stream.h). */
+        const size_t off = (uintptr_t)dst->data % 64, lines = (off + bytes + 63) / 64;
+        const size_t per = lines / (size_t)params->nth, rem = lines % (size_t)params->nth;
         const size_t ith = (size_t)params->ith;
-        const size_t b0 = ith * per + (ith < rem ? ith : rem);
-        const size_t b1 = b0 + per + (ith < rem ? 1 : 0);
-        if (b1 > b0) memcpy((char *)dst->data + b0, (const char *)src->data + b0, b1 - b0);
+        const size_t l0 = ith * per + (ith < rem ? ith : rem), l1 = l0 + per + (ith < rem ? 1 : 0);
+        const size_t b0 = l0 == 0 ? 0 : l0 * 64 - off;
+        const size_t b1 = l1 * 64 - off < bytes ? l1 * 64 - off : bytes;
+        if (b1 <= b0) return;
+        char *d = (char *)dst->data + b0;
+        const char *s = (const char *)src->data + b0;
+        if (bytes >= CT_CPU_STREAM_MIN_BYTES) {
+            ct_cpu_stream_memcpy(d, s, b1 - b0);
+            ct_cpu_stream_fence();
+        } else {
+            memcpy(d, s, b1 - b0);
+        }
         return;
     }
     if (is_transpose(src, dst)) {

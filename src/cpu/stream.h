@@ -52,6 +52,29 @@ static inline void ct_cpu_stream_copy(void *out, const void *buf, size_t bytes) 
 #endif
 }
 
+/* memcpy of non-overlapping bytes with non-temporal stores for the whole 64-byte lines of out
+ * (glibc's memcpy ran 1.2-1.8x slower than this on the 2-core Zen 4 test machine, docs/PERF.md
+ * session 13); the partial lines at either end go through memcpy. */
+static inline void ct_cpu_stream_memcpy(void *out, const void *in, size_t bytes) {
+#ifdef __SSE2__
+    char *d = out;
+    const char *s = in;
+    const size_t head = (64 - (uintptr_t)d % 64) % 64;
+    if (bytes < head + 64) {
+        memcpy(d, s, bytes);
+        return;
+    }
+    memcpy(d, s, head);
+    d += head, s += head, bytes -= head;
+    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
+        for (int k = 0; k < 4; k++)
+            _mm_stream_ps((float *)(d + 16 * k), _mm_loadu_ps((const float *)(s + 16 * k)));
+    memcpy(d, s, bytes);
+#else
+    memcpy(out, in, bytes);
+#endif
+}
+
 /* Orders this thread's non-temporal stores before what follows (the threads' barrier). */
 static inline void ct_cpu_stream_fence(void) {
 #ifdef __SSE2__
