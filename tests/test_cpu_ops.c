@@ -292,6 +292,10 @@ static void test_get_rows(void) {
     /* Outputs past 32 MiB: block rows dequantize through non-temporal stores (q4_0: a last step of 32) */
     get_rows_case(CT_TYPE_Q4_0, 4128, 64, 1, 1, 2050, LAYOUT_PLAIN, false);
     get_rows_case(CT_TYPE_Q6_K, 4352, 64, 1, 1, 1930, LAYOUT_PLAIN, false);
+    /* ... and so do float rows there (4130: every other row unaligned, a last step of 34) */
+    get_rows_case(CT_TYPE_F16, 4130, 64, 1, 1, 2050, LAYOUT_PLAIN, false);
+    get_rows_case(CT_TYPE_F32, 4130, 64, 1, 1, 2050, LAYOUT_PLAIN, false);
+    get_rows_case(CT_TYPE_BF16, 4096, 64, 1, 1, 2050, LAYOUT_PLAIN, false);
     get_rows_case(CT_TYPE_I32, 256, 5, 7, 1, 4, LAYOUT_PLAIN, false);
     get_rows_case(CT_TYPE_I32, 33, 5, 2, 3, 4, LAYOUT_TRANSPOSED, true);
     get_rows_case(CT_TYPE_I32, 1, 1, 1, 1, 1, LAYOUT_PLAIN, false);
@@ -376,7 +380,7 @@ enum { IDX_UNIQUE, IDX_DUPS, IDX_SAME };
 /* dst [ne0, ne1, ne2, ne3]; src [ne0, n_rows, ne2, ne3]; indices [n_rows, ne11, ne12]. */
 static void set_rows_case(ct_type dtype, ct_type stype, ct_type itype, int64_t ne0, int64_t ne1, int64_t ne2,
                           int64_t ne3, int64_t n_rows, int64_t ne11, int64_t ne12, int src_layout, int idx_mode) {
-    ct_context *c = new_ctx();
+    ct_context *c = new_ctx_bytes((size_t)(ne0 * (ne1 + n_rows) * ne2 * ne3) * 16 + (32u << 20));
     ct_tensor *a = ct_tensor_set_name(ct_tensor_new_4d(c, dtype, ne0, ne1, ne2, ne3), "cache");
     CHECK(a != NULL);
     tu_fill_bytes(a->data, ct_nbytes(a)); /* untouched rows keep these bytes */
@@ -471,6 +475,9 @@ static void test_set_rows(void) {
             }
         }
     }
+    /* F32 rows into an F32 destination past 32 MiB are streamed (4100: every other row unaligned). */
+    set_rows_case(CT_TYPE_F32, CT_TYPE_F32, CT_TYPE_I32, 4100, 2100, 1, 1, 1500, 1, 1, LAYOUT_PLAIN, IDX_DUPS);
+    set_rows_case(CT_TYPE_F32, CT_TYPE_F32, CT_TYPE_I64, 4096, 2100, 1, 1, 1500, 1, 1, LAYOUT_PLAIN, IDX_UNIQUE);
     /* An empty source writes nothing. */
     set_rows_case(CT_TYPE_Q8_0, CT_TYPE_F32, CT_TYPE_I64, 32, 4, 2, 1, 0, 1, 1, LAYOUT_PLAIN, IDX_UNIQUE);
 
@@ -546,7 +553,7 @@ enum { OP_CPY, OP_DUP, OP_CONT, OP_CAST };
 /* src [ne] laid out as src_layout; dst of shape dne (same count) laid out as dst_layout. */
 static void cpy_case(ct_type st, ct_type dt, const int64_t ne[4], int src_layout, const int64_t dne[4],
                      int dst_layout, int kind) {
-    ct_context *c = new_ctx();
+    ct_context *c = new_ctx_bytes((size_t)(ne[0] * ne[1] * ne[2] * ne[3]) * 24 + (32u << 20));
     ct_tensor *src = make_src(c, st, ne, src_layout, true);
     ct_tensor *dst = NULL;
     switch (kind) {
@@ -641,6 +648,19 @@ static void test_cpy(void) {
             cpy_case(st, dt, ne, LAYOUT_STRIDED_ROWS, odd, LAYOUT_TRANSPOSED, OP_CPY);
             cpy_case(st, dt, big, LAYOUT_PLAIN, big, LAYOUT_STRIDED_ROWS, OP_CAST);
         }
+    }
+
+    /* Contiguous conversions into a destination past 32 MiB are streamed in steps of 256
+     * elements: into and out of F32, between halves, out of and into blocks. */
+    {
+        const int64_t h[4] = {4100, 4100, 1, 1}, w[4] = {4100, 2100, 1, 1}, b[4] = {4096, 2100, 1, 1};
+        const int64_t bh[4] = {4096, 4100, 1, 1}, q8[4] = {4096, 7712, 1, 1};
+        cpy_case(CT_TYPE_F32, CT_TYPE_F16, h, LAYOUT_PLAIN, h, LAYOUT_PLAIN, OP_CPY);
+        cpy_case(CT_TYPE_F16, CT_TYPE_F32, w, LAYOUT_PLAIN, w, LAYOUT_PLAIN, OP_CAST);
+        cpy_case(CT_TYPE_Q4_0, CT_TYPE_F32, b, LAYOUT_PLAIN, b, LAYOUT_PLAIN, OP_CPY);
+        cpy_case(CT_TYPE_F16, CT_TYPE_BF16, bh, LAYOUT_PLAIN, bh, LAYOUT_PLAIN, OP_CPY);
+        cpy_case(CT_TYPE_Q4_0, CT_TYPE_F16, bh, LAYOUT_PLAIN, bh, LAYOUT_PLAIN, OP_CPY);
+        cpy_case(CT_TYPE_F32, CT_TYPE_Q8_0, q8, LAYOUT_PLAIN, q8, LAYOUT_PLAIN, OP_CPY);
     }
 
     /* Bits: NaN payloads survive an F32 copy on every path; F16 NaN/inf/subnormal widen exactly. */

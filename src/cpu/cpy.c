@@ -283,6 +283,44 @@ static void copy_transposed(const ct_cpu_params *params, const ct_tensor *src, c
     }
 }
 
+/* Whether the byte ranges of two contiguous tensors meet. */
+static bool bytes_overlap(const ct_tensor *a, const ct_tensor *b) {
+    const uintptr_t pa = (uintptr_t)a->data, pb = (uintptr_t)b->data;
+    return pa < pb + ct_nbytes(b) && pb < pa + ct_nbytes(a);
+}
+
+/* Contiguous src and dst of different types, dst past the caches: each thread converts whole
+ * steps of CT_CPU_STREAM_FLOATS elements (a multiple of every block size, so step boundaries are
+ * block boundaries on both sides) through an L1 buffer and streams them out (stream.h), so the
+ * destination is written without first being read. Same bytes as the row converters. */
+static void convert_packed_streamed(const ct_cpu_params *params, const ct_tensor *src, ct_tensor *dst) {
+    enum { STEP = CT_CPU_STREAM_FLOATS };
+    const ct_type st = src->type, dt = dst->type;
+    const int64_t n_el = ct_nelements(dst), steps = (n_el + STEP - 1) / STEP;
+    const int64_t per = steps / params->nth, rem = steps % params->nth;
+    const int64_t k0 = params->ith * per + (params->ith < rem ? params->ith : rem);
+    const int64_t k1 = k0 + per + (params->ith < rem ? 1 : 0);
+    const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
+    const size_t tss = ct_type_size(st), tsd = ct_type_size(dt);
+    const ct_dequantize_fn deq = ct_get_dequantize_fn(st);
+    const ct_quantize_fn quant = ct_get_quantize_fn(dt);
+    float tmp[STEP] __attribute__((aligned(16)));
+    for (int64_t k = k0; k < k1; k++) {
+        const int64_t e0 = k * STEP, m = min64(n_el - e0, STEP);
+        const char *sp = (const char *)src->data + (size_t)(e0 / bs) * tss;
+        char *dp = (char *)dst->data + (size_t)(e0 / bd) * tsd;
+        if (dt == CT_TYPE_F32) {
+            ct_cpu_dequantize_step(deq, sp, (float *)(void *)dp, m, ct_cpu_stream_ok(dp));
+        } else if (st == CT_TYPE_F32) {
+            ct_cpu_quantize_step(quant, (const float *)(const void *)sp, dp, m, (size_t)(m / bd) * tsd, true);
+        } else {
+            deq(sp, tmp, m);
+            ct_cpu_quantize_step(quant, tmp, dp, m, (size_t)(m / bd) * tsd, true);
+        }
+    }
+    ct_cpu_stream_fence();
+}
+
 void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *src = dst->src[0];
     const ct_type st = src->type, dt = dst->type;
@@ -291,8 +329,7 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
 
     if (st == dt && ct_is_contiguous(src) && ct_is_contiguous(dst)) {
         const size_t bytes = (size_t)(n_el / ct_type_block_size(st)) * ct_type_size(st);
-        const uintptr_t sa = (uintptr_t)src->data, da = (uintptr_t)dst->data;
-        if (sa < da + bytes && da < sa + bytes) {
+        if (bytes_overlap(src, dst)) {
             /* Overlapping views (legal, see copy_units): one memmove on one thread, since
              * split chunks would read bytes another thread is writing. */
             if (params->ith == 0) memmove(dst->data, src->data, bytes);
@@ -319,6 +356,12 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
     }
     if (is_transpose(src, dst)) {
         copy_transposed(params, src, dst);
+        return;
+    }
+    if (ct_is_contiguous(src) && ct_is_contiguous(dst) && ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES &&
+        (uintptr_t)src->data % _Alignof(float) == 0 && (uintptr_t)dst->data % _Alignof(float) == 0 &&
+        !bytes_overlap(src, dst)) {
+        convert_packed_streamed(params, src, dst);
         return;
     }
 

@@ -127,11 +127,13 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t r1 = r0 + per + (params->ith < rem ? 1 : 0);
     if (r0 >= r1) return;
 
-    /* quantized rows stream through the prefetching loop; plain and strided ones do not need it */
+    /* packed rows of block types, and of F32/F16/BF16 into a destination past the caches, go
+     * through the prefetching, streaming loop (F16 +21%, F32 +5% on the 2-core test machine,
+     * docs/PERF.md CPU session 13); I32 and strided rows do not */
     const int64_t blck = ct_type_block_size(type);
     const size_t ts = ct_type_size(type);
-    const bool prefetch = direct && blck > 1;
     const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
+    const bool prefetch = direct && (blck > 1 || stream) && deq != NULL;
 
     float tmp[TMP_FLOATS];
     int64_t i10 = r0 % ne10, i11 = (r0 / ne10) % ne11, i12 = r0 / (ne10 * ne11);
@@ -144,7 +146,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
             const int64_t j11 = j10 ? i11 : (i11 + 1 < ne11 ? i11 + 1 : 0);
             next = source_row(dst, j10, j11, j10 || j11 ? i12 : i12 + 1);
         }
-        if (plain4) {
+        if (plain4 && !prefetch) {
             copy_row_4(src, nb00, out, nb0, ne00);
         } else if (prefetch) {
             dequant_row_prefetch(deq, blck, ts, src, (float *)(void *)out, ne00, next, stream);

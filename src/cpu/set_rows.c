@@ -177,15 +177,16 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const size_t rs = ct_type_size(dst->type) * (size_t)(ne00 / ct_type_block_size(dst->type));
     const int64_t group = rs >= 64 || rs == 0 ? 1 : (int64_t)((64 + rs - 1) / rs);
 
-    /* packed, aligned F32 rows into a converted type: with prefetches of the next row
-     * (F32 into F32 is a copy the hardware prefetchers keep up with) */
+    /* packed, aligned F32 rows: with prefetches of the next row, streamed into a destination past
+     * the caches (F32 into F32 too there: +42% on the 2-core test machine, docs/PERF.md CPU
+     * session 13; into a smaller F32 destination the hardware prefetchers keep up) */
     const ct_quantize_fn quant = ct_get_quantize_fn(dst->type);
     const int64_t blck = ct_type_block_size(dst->type);
     const size_t ts = ct_type_size(dst->type);
-    const bool packed = b->type == CT_TYPE_F32 && dst->type != CT_TYPE_F32 && nb00 == sizeof(float) &&
+    const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
+    const bool packed = b->type == CT_TYPE_F32 && (dst->type != CT_TYPE_F32 || stream) && nb00 == sizeof(float) &&
                         aligned(b->data, _Alignof(float)) && nb01 % _Alignof(float) == 0 &&
                         nb02 % _Alignof(float) == 0 && nb03 % _Alignof(float) == 0;
-    const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
 
     float tmp[TMP_FLOATS];
     for (int64_t i03 = 0; i03 < ne03; i03++) {
