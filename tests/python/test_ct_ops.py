@@ -192,6 +192,23 @@ class CtOps(unittest.TestCase):
         one = [c for c in cases if c["case"].startswith("SET_ROWS(type=f32,") and ",r=1," in c["case"]][0]
         self.assertEqual(one["bytes_per_run"], 4096 * 4 * 2 + 8)
 
+    def test_perf_copy_each(self):
+        # each case's fraction is of a copy timed just before it, not of the device line's
+        rc, out, err = run("perf", "--quick", "--copy-each", "-o", "SUM_ROWS,GET_ROWS", "-p", "f32", "-b", "CPU",
+                           "--json", "--min-time", "0")
+        self.assertEqual(rc, 0, out + err)
+        objs = json_lines(out)
+        cases = [o for o in objs if o["type"] == "perf" and o["status"] == "ok"]
+        self.assertGreaterEqual(len(cases), 4)
+        for c in cases:
+            self.assertGreater(c["copy_gbps"], 0, c)
+            self.assertAlmostEqual(c["bw_frac"], c["gbps"] / c["copy_gbps"], delta=1e-3 * c["bw_frac"] + 1e-9)
+        # a fresh timing per case: not every case carries the device line's figure
+        self.assertTrue(any(c["copy_gbps"] != objs[0]["copy_gbps"] for c in cases))
+        rc, out, err = run("test", "--copy-each")
+        self.assertEqual(rc, 2)
+        self.assertIn("--copy-each", err)
+
     def test_perf_text(self):
         rc, out, err = run("perf", "--quick", "-o", "RMS_NORM,MUL_MAT", "-p", "n=512,k=14336", "-b", "CPU",
                            "--min-time", "0")

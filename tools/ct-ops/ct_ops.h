@@ -141,6 +141,7 @@ bool cto_tensor_to_float(const ct_tensor *t, const uint8_t *bytes, float *out);
 typedef struct cto_opts {
     const char *cmd;
     bool json, verbose, quick;
+    bool copy_each;        /* perf: the copy reference measured again before each case */
     const char *ops[32];   /* -o filters */
     int n_ops;
     const char *device;    /* -b */

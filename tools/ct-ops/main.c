@@ -40,11 +40,15 @@ static const command commands[] = {
      "--seed N repeats a run's data. CT_OPS_FAULT=output|sentinel|nan damages each\n"
      "result on purpose, to check that the comparison catches it.\n"},
     {"perf", cto_cmd_perf, F_JSON | F_OP | F_DEV | F_PAT | F_VERB | F_SEED | F_THREADS | F_PERF,
-     "perf [-o OP] [-b DEVICE] [-p SUBSTRING] [--json] [--quick] [--size-scale S] [--min-time SEC] [-t THREADS]",
+     "perf [-o OP] [-b DEVICE] [-p SUBSTRING] [--json] [--quick] [--size-scale S] [--min-time SEC] [--copy-each] "
+     "[-t THREADS]",
      "Times each case: us/run, GB/s (FLOP/s for MUL_MAT with n > 8) and GB/s as a\n"
      "fraction of the device's own copy bandwidth, measured first in the same run.\n"
      "--quick: small sizes and short runs. --size-scale S (0 < S <= 1) shrinks the\n"
      "big dimensions. --min-time: seconds to repeat each case (default 0.5).\n"
+     "--copy-each: time the CPY kernel's copy again before each case and take the\n"
+     "fraction of that (or of the buffer copy, if faster), for machines whose\n"
+     "bandwidth drifts during a run (shared VMs).\n"
      "Without -b, every device except REF.\n"},
 };
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
@@ -142,6 +146,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "--quick")) {
             need = F_PERF;
             o.quick = true;
+        } else if (!strcmp(a, "--copy-each")) {
+            need = F_PERF;
+            o.copy_each = true;
         } else if (!strcmp(a, "-o") || !strcmp(a, "-b") || !strcmp(a, "-p") || !strcmp(a, "--seed") ||
                    !strcmp(a, "-t") || !strcmp(a, "--size-scale") || !strcmp(a, "--min-time")) {
             if (!val) return usage_error("option %s needs a value", a);

@@ -420,9 +420,15 @@ int cto_cmd_perf(const cto_opts *o) {
         for (size_t i = 0; i < cases.n; i++) {
             const cto_case *c = &cases.v[i];
             if (!cto_case_selected(o, c)) continue;
+            double case_copy_gbps = copy_gbps;
+            if (o->copy_each && cr.code == P_OK) {
+                perf_case(o, dev, be, &cc, min_time, scale, &rng, &cr);
+                const double now_gbps = cr.code == P_OK ? cr.bytes / (cr.us * 1e-6) / 1e9 : NAN;
+                case_copy_gbps = isnan(driver_gbps) || now_gbps >= driver_gbps ? now_gbps : driver_gbps;
+            }
             perf_result r;
             perf_case(o, dev, be, c, min_time, scale, &rng, &r);
-            print_result(o, dev, c, &r, copy_gbps);
+            print_result(o, dev, c, &r, case_copy_gbps);
             fflush(stdout);
             if (r.code == P_ERROR) rc = CTO_EXIT_FAIL;
         }
