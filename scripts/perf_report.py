@@ -5,8 +5,10 @@
     scripts/perf_report.py perf.json --png chart.png [--title TITLE] [--large-only]
 
 The table (stdout) lists each supported case with µs/run, GB/s, the fraction of
-the device's copy bandwidth measured in the same run, and FLOP/s where the case
-counts them. The chart shows the bandwidth fraction of every memory-bound case
+the device's copy bandwidth measured in the same run (with `perf --copy-each`: the
+copy timed just before that case, and its figure in a column of its own), the
+fraction of the buffer's own copy (memcpy on the CPU) measured at the start, and
+FLOP/s where the case counts them. The chart shows the bandwidth fraction of every memory-bound case
 (cases reported in FLOP/s are left out of it). Needs matplotlib for --png.
 """
 import argparse
@@ -35,15 +37,26 @@ def is_flops_case(rec):
     return "gflops" in rec and rec.get("op") == "MUL_MAT" and "n=512" in rec["case"]
 
 
+def copy_each(device, cases):
+    """Whether the cases carry copy figures of their own (ct-ops perf --copy-each)."""
+    return any(abs(r["copy_gbps"] - device["copy_gbps"]) > 1e-9 for r in cases)
+
+
 def table(device, cases):
-    out = [f"Device {device['device']} ({device['description']}): copy bandwidth "
-           f"{device['copy_gbps']:.1f} GB/s ({device['copy_case']}).", "",
-           "| case | µs/run | GB/s | of copy | TFLOP/s |", "|---|---:|---:|---:|---:|"]
+    each = copy_each(device, cases)
+    driver = device.get("copy_driver_gbps") or float("nan")
+    head = (f"Device {device['device']} ({device['description']}): copy bandwidth "
+            f"{device['copy_gbps']:.1f} GB/s ({device['copy_case']}) at the start"
+            f"{', timed again before each case (its column)' if each else ''}; "
+            f"the buffer's own copy {driver:.1f} GB/s.")
+    out = [head, "", "| case | µs/run | GB/s | of copy |" + (" copy GB/s |" if each else "") +
+           " of buffer copy | TFLOP/s |", "|---|---:|---:|---:|" + ("---:|" if each else "") + "---:|---:|"]
     for r in cases:
         tflops = f"{r['gflops'] / 1000:.2f}" if "gflops" in r else ""
         extra = f" ({r['us_per_node']:.2f} µs/node)" if "us_per_node" in r else ""
+        copy = f" {r['copy_gbps']:.1f} |" if each else ""
         out.append(f"| `{r['case']}`{extra} | {r['us_per_run']:.1f} | {r['gbps']:.1f} | "
-                   f"{100 * r['bw_frac']:.1f}% | {tflops} |")
+                   f"{100 * r['bw_frac']:.1f}% |{copy} {100 * r['gbps'] / driver:.0f}% | {tflops} |")
     return "\n".join(out)
 
 
@@ -64,7 +77,9 @@ def chart(device, cases, path, title):
     ax.set_yticklabels(labels, fontsize=5)
     ax.invert_yaxis()
     ax.axvline(85, color="gray", linestyle="--", linewidth=0.8)
-    ax.set_xlabel(f"% of the device's copy bandwidth ({device['copy_gbps']:.0f} GB/s, same run)")
+    copy = ("timed before each case" if copy_each(device, cases)
+            else f"{device['copy_gbps']:.0f} GB/s, same run")
+    ax.set_xlabel(f"% of the device's copy bandwidth ({copy})")
     ax.set_title(title or f"ctensor on {device['description']}")
     fig.tight_layout()
     fig.savefig(path, dpi=130)
