@@ -178,8 +178,9 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t group = rs >= 64 || rs == 0 ? 1 : (int64_t)((64 + rs - 1) / rs);
 
     /* packed, aligned F32 rows: with prefetches of the next row, streamed into a destination past
-     * the caches (F32 into F32 too there: +42% on the 2-core test machine, docs/PERF.md CPU
-     * session 13; into a smaller F32 destination the hardware prefetchers keep up) */
+     * the caches (F32 into F32 too there: never slower on the 2-core test machine, and 1.4x faster
+     * in some of its states, docs/perf/NOTES-cpu.md; into a smaller F32 destination the hardware
+     * prefetchers keep up) */
     const ct_quantize_fn quant = ct_get_quantize_fn(dst->type);
     const int64_t blck = ct_type_block_size(dst->type);
     const size_t ts = ct_type_size(dst->type);
