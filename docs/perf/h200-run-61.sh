@@ -2,7 +2,8 @@
 # Device call 61 (session 12): call 60's probe on whatever card comes (call 60 got an H100),
 # at two sizes (1 GiB and 256 MiB, each with its sixteenth), so the fixed cost of a launch
 # shows beside the rate; the final tree's large GET_ROWS and CPY; ct-ops test of the row ops
-# (NVIDIA keeps its half conversion, device.c). Run in session 13 with what device time was left.
+# (NVIDIA keeps its half conversion, device.c). Session 13 put the tests before perf, for what device
+# time was left; it never ran: the issue's device time ran out (NOTES-h200.md, session 13).
 set -uo pipefail
 out=$1
 . docs/perf/h200-lib.sh
