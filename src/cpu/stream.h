@@ -42,11 +42,11 @@ static inline bool ct_cpu_stream_ok(const void *out) {
 #endif
 }
 
-/* bytes (a multiple of 16) from the 16-byte aligned buf to the 16-byte aligned out. */
+/* bytes (a multiple of 16) from buf (any alignment) to the 16-byte aligned out. */
 static inline void ct_cpu_stream_copy(void *out, const void *buf, size_t bytes) {
 #ifdef __SSE2__
     for (size_t b = 0; b < bytes; b += 16)
-        _mm_stream_ps((float *)((char *)out + b), _mm_load_ps((const float *)((const char *)buf + b)));
+        _mm_stream_ps((float *)((char *)out + b), _mm_loadu_ps((const float *)((const char *)buf + b)));
 #else
     memcpy(out, buf, bytes);
 #endif
@@ -56,7 +56,6 @@ static inline void ct_cpu_stream_copy(void *out, const void *buf, size_t bytes) 
  * (glibc's memcpy ran 1.2-1.8x slower than this on the 2-core Zen 4 test machine, docs/PERF.md
  * CPU session 13); the partial lines at either end go through memcpy. */
 static inline void ct_cpu_stream_memcpy(void *out, const void *in, size_t bytes) {
-#ifdef __SSE2__
     char *d = out;
     const char *s = in;
     const size_t head = (64 - (uintptr_t)d % 64) % 64;
@@ -64,15 +63,10 @@ static inline void ct_cpu_stream_memcpy(void *out, const void *in, size_t bytes)
         memcpy(d, s, bytes);
         return;
     }
+    const size_t lines = (bytes - head) / 64 * 64;
     memcpy(d, s, head);
-    d += head, s += head, bytes -= head;
-    for (; bytes >= 64; d += 64, s += 64, bytes -= 64)
-        for (int k = 0; k < 4; k++)
-            _mm_stream_ps((float *)(d + 16 * k), _mm_loadu_ps((const float *)(s + 16 * k)));
-    memcpy(d, s, bytes);
-#else
-    memcpy(out, in, bytes);
-#endif
+    ct_cpu_stream_copy(d + head, s + head, lines);
+    memcpy(d + head + lines, s + head + lines, bytes - head - lines);
 }
 
 /* Orders this thread's non-temporal stores before what follows (the threads' barrier). */
