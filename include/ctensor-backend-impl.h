@@ -62,6 +62,9 @@ struct ct_buffer {
     /* A multi-buffer (several buffers allocated for one context) owns these. */
     ct_buffer **children;
     size_t n_children;
+    /* Set by ct_device_buffer_from_host_ptr when tensor addresses are the caller's host
+     * memory, which another buffer may wrap too (ct_tensor_copy compares such addresses). */
+    bool host_memory;
 };
 
 /* Allocates the ct_buffer struct (through the allocator hooks); NULL + status on failure. */

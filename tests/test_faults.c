@@ -140,6 +140,7 @@ typedef struct outputs {
     uint8_t xq[N * 34 * (K / 32)];
     float cv[(E / 2) * T];
     float host[E];
+    float staged[E]; /* row 0 of tab, copied from the device buffer into the host-pointer one */
 } outputs;
 
 static inputs in;
@@ -295,11 +296,12 @@ static void scenario_device(run *r, ct_device *dev, outputs *out) {
     float host[E];
     memcpy(host, in.host, sizeof host);
     ct_context *hctx = NULL;
+    ct_tensor *ht = NULL;
     if (props.caps.buffer_from_host_ptr) {
         RETRY_ST(r, hostbuf, ct_device_buffer_from_host_ptr(dev, host, sizeof host, sizeof host, &hostbuf));
         ct_context_params hp = {.mem_size = 2 * ct_tensor_overhead(), .no_alloc = true};
         RETRY_PTR(r, hctx, ct_context_new(hp));
-        ct_tensor *ht = hctx ? ct_tensor_new_1d(hctx, CT_TYPE_F32, E) : NULL;
+        ht = hctx ? ct_tensor_new_1d(hctx, CT_TYPE_F32, E) : NULL;
         CHECK(ht && hostbuf && ct_buffer_alloc_tensor(hostbuf, ht, ct_buffer_base(hostbuf)) == CT_OK);
         if (ht && ht->buffer) CHECK(ct_tensor_get(ht, out->host, 0, sizeof out->host) == CT_OK);
         ct_buffer_type *host_buft = hostbuf ? ct_buffer_get_type(hostbuf) : NULL;
@@ -334,6 +336,21 @@ static void scenario_device(run *r, ct_device *dev, outputs *out) {
         CHECK(ct_tensor_get(dst, out->dst, 0, sizeof out->dst) == CT_OK);
         CHECK(ct_tensor_get(xq, out->xq, 0, sizeof out->xq) == CT_OK);
         CHECK(ct_tensor_get(vd, out->cv, 0, sizeof out->cv) == CT_OK);
+        /* a copy between two buffers of the device that neither can do by itself (on
+         * OpenCL: device memory into wrapped host memory) is staged through host memory */
+        ct_tensor *row0 = ct_view_1d(ctx, tab, E, 0);
+        if (row0 && ht && ht->buffer) {
+            ct_status st = ct_tensor_copy(row0, ht);
+            if (st != CT_OK) {
+                on_failure(r, "ct_tensor_copy", st);
+                st = ct_tensor_copy(row0, ht);
+                CHECK_MSG(st == CT_OK, "retry of ct_tensor_copy: %s", ct_last_error());
+            }
+            CHECK(ct_tensor_get(ht, out->staged, 0, sizeof out->staged) == CT_OK);
+        } else {
+            CHECK_MSG(!props.caps.buffer_from_host_ptr, "no view of tab: %s", ct_last_error());
+            memcpy(out->staged, in.tab, sizeof out->staged); /* nothing to copy into on this device */
+        }
     }
 
     ct_buffer_free(hostbuf);
@@ -373,6 +390,7 @@ static void check_reference(const outputs *o) {
                       o->nrm[c * M + rr], want);
         }
     }
+    CHECK(memcmp(o->staged, in.tab, sizeof o->staged) == 0);
     uint8_t xq[sizeof o->xq];
     for (int c = 0; c < N; c++) CHECK(ct_quantize_row(CT_TYPE_Q8_0, in.x + c * K, xq + c * 34 * (K / 32), K) == CT_OK);
     CHECK(memcmp(xq, o->xq, sizeof xq) == 0);

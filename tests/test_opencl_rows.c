@@ -726,6 +726,79 @@ static void test_quant_edges(void) {
     }
 }
 
+/* IQ4_NL edge blocks (NaN, inf, sums that overflow: tu_iq4_nl_edge_block) on the OpenCL
+ * device through each quantizing kernel: CPY into short rows (one block a work-item), rows
+ * of 8192 (teams, through local memory), 513 rows of 4096 with rows8_min_log2 lowered to 16
+ * (ct_quant_rows_wide), and SET_ROWS (reversed rows). Every block must be the naive
+ * reference's, ggml's rule (a NaN element gives d = +0). */
+static void iq4nl_edge_case(int64_t ne0, int64_t nr, bool set_rows, bool wide) {
+    char name[96];
+    snprintf(name, sizeof name, "IQ4_NL edge blocks: %s of %lld x %lld%s", set_rows ? "SET_ROWS" : "CPY",
+             (long long)ne0, (long long)nr, wide ? " (wide)" : "");
+    n_cases++;
+    const int64_t n = ne0 * nr, nb = n / 32;
+    float *x = malloc(sizeof(float) * (size_t)n), *rev = malloc(sizeof(float) * (size_t)n);
+    uint8_t *want = malloc((size_t)nb * 18), *got = malloc((size_t)nb * 18);
+    int32_t *ix = malloc(sizeof(int32_t) * (size_t)nr);
+    CHECK(x && rev && want && got && ix);
+    ct_context_params cp = {.mem_size = 8 * ct_tensor_overhead() + ct_graph_overhead(8), .no_alloc = true};
+    ct_context *ctx = x && rev && want && got && ix ? ct_context_new(cp) : NULL;
+    ct_buffer *buf = NULL;
+    if (ctx) {
+        for (int64_t b = 0; b < nb; b++) {
+            if (b % 2 == 0) tu_iq4_nl_edge_block(x + 32 * b, (int)((b / 2) % TU_IQ4_NL_EDGE_KINDS));
+            else for (int j = 0; j < 32; j++) x[32 * b + j] = tu_rand_normal();
+            tu_iq4_nl_naive(x + 32 * b, want + 18 * b);
+        }
+        for (int64_t r = 0; r < nr; r++) ix[r] = (int32_t)(nr - 1 - r);
+        ct_tensor *src = ct_tensor_new_2d(ctx, CT_TYPE_F32, ne0, nr);
+        ct_tensor *dst = ct_tensor_new_2d(ctx, CT_TYPE_IQ4_NL, ne0, nr);
+        ct_tensor *idx = set_rows ? ct_tensor_new_1d(ctx, CT_TYPE_I32, nr) : NULL;
+        ct_tensor *out = set_rows ? ct_set_rows(ctx, dst, src, idx) : ct_cpy(ctx, src, dst);
+        ct_graph *g = ct_graph_new(ctx, 8);
+        bool ok = out && g && ct_graph_build_forward(g, out) == CT_OK &&
+                  ct_context_alloc_tensors(ctx, ct_backend_buffer_type(ocl_be), &buf) == CT_OK;
+        if (ok && set_rows) { /* source row r lands in row nr-1-r, so dst is x */
+            for (int64_t r = 0; r < nr; r++) memcpy(rev + ix[r] * ne0, x + r * ne0, sizeof(float) * (size_t)ne0);
+            ok = ct_tensor_set(src, rev, 0, sizeof(float) * (size_t)n) == CT_OK &&
+                 ct_tensor_set(idx, ix, 0, sizeof(int32_t) * (size_t)nr) == CT_OK;
+        } else if (ok) {
+            ok = ct_tensor_set(src, x, 0, sizeof(float) * (size_t)n) == CT_OK;
+        }
+        const unsigned rows8_min = ct_ocl_device_of(ocl_dev)->rows8_min_log2;
+        if (wide) ct_ocl_device_of(ocl_dev)->rows8_min_log2 = 16;
+        ok = ok && ct_backend_graph_compute(ocl_be, g) == CT_OK;
+        ct_ocl_device_of(ocl_dev)->rows8_min_log2 = rows8_min;
+        ok = ok && ct_tensor_get(dst, got, 0, (size_t)nb * 18) == CT_OK;
+        CHECK_MSG(ok, "%s: %s", name, ct_last_error());
+        int64_t bad = 0, first = -1;
+        for (int64_t b = 0; ok && b < nb; b++) {
+            if (memcmp(got + 18 * b, want + 18 * b, 18) != 0 && bad++ == 0) first = b;
+        }
+        CHECK_MSG(bad == 0, "%s: %lld of %lld blocks differ from the naive reference, first %lld (edge kind %d): "
+                  "d 0x%02x%02x, expected 0x%02x%02x", name, (long long)bad, (long long)nb, (long long)first,
+                  (int)((first / 2) % TU_IQ4_NL_EDGE_KINDS), first >= 0 ? got[18 * first + 1] : 0,
+                  first >= 0 ? got[18 * first] : 0, first >= 0 ? want[18 * first + 1] : 0,
+                  first >= 0 ? want[18 * first] : 0);
+    }
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+    free(x);
+    free(rev);
+    free(want);
+    free(got);
+    free(ix);
+}
+
+static void test_iq4nl_edges(void) {
+    iq4nl_edge_case(64, TU_IQ4_NL_EDGE_KINDS, false, false);
+    iq4nl_edge_case(8192, 3, false, false);
+    iq4nl_edge_case(4096, 513, false, true);
+    iq4nl_edge_case(64, TU_IQ4_NL_EDGE_KINDS, true, false);
+    iq4nl_edge_case(8192, 3, true, false);
+    iq4nl_edge_case(131072, 2, true, true);
+}
+
 /* ---- common.cl on its own: software division and quantizers ---------------------- */
 
 static const char soft_kernels[] =
@@ -973,6 +1046,7 @@ int main(void) {
         test_set_rows();
         test_cpy();
         test_quant_edges();
+        test_iq4nl_edges();
         test_soft_div();
         test_half_conversions();
         printf("%s: %d cases\n", ct_device_name(ocl_dev), n_cases);

@@ -31,56 +31,6 @@ static const qtype qtypes[] = {
 
 static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-/* ---------------------------------------------------------------------------
- * Naive IQ4_NL, from the spec text: weights x^2, d0 = max/-127, nearest table
- * value by a linear scan (ties to the upper value), sequential float sums,
- * d = sumqx/sumq2 as fp16; max|x| < 1e-15 gives d = 0 and every nibble 8.
- * ------------------------------------------------------------------------- */
-static int naive_nearest(float a) {
-    if (a <= kvalues[0]) return 0;
-    if (a >= kvalues[15]) return 15;
-    int up = 1;
-    while (up < 15 && !(a < kvalues[up])) up++; /* first value above a */
-    const float below = a - (float)kvalues[up - 1];
-    const float above = (float)kvalues[up] - a;
-    return below < above ? up - 1 : up;
-}
-
-static void naive_iq4_nl(const float *x, uint8_t *out) {
-    float amax = 0.0f, max = 0.0f;
-    for (int j = 0; j < QK; j++) {
-        if (fabsf(x[j]) > amax) {
-            amax = fabsf(x[j]);
-            max = x[j];
-        }
-    }
-    if (amax < 1e-15f) {
-        out[0] = out[1] = 0;
-        memset(out + 2, 0x88, 16);
-        return;
-    }
-    const float d0 = max / -127.0f;
-    const float id = 1.0f / d0;
-    float sumqx = 0.0f, sumq2 = 0.0f;
-    int idx[QK];
-    for (int j = 0; j < QK; j++) {
-        const float a = id * x[j];
-        idx[j] = naive_nearest(a);
-        const float q = (float)kvalues[idx[j]];
-        const float w = x[j] * x[j];
-        const float wq = w * q;
-        const float t1 = wq * x[j];
-        const float t2 = wq * q;
-        sumqx = sumqx + t1;
-        sumq2 = sumq2 + t2;
-    }
-    const float df = sumqx / sumq2;
-    const ct_fp16 d = df != df ? 0x7E00 : ct_fp32_to_fp16(df); /* one canonical NaN scale */
-    out[0] = (uint8_t)(d & 0xFF);
-    out[1] = (uint8_t)(d >> 8);
-    for (int j = 0; j < 16; j++) out[2 + j] = (uint8_t)(idx[j] | idx[j + 16] << 4);
-}
-
 static void print_block(const char *what, const uint8_t *b, size_t n) {
     fprintf(stderr, "  %s:", what);
     for (size_t i = 0; i < n; i++) fprintf(stderr, " %02x", b[i]);
@@ -120,7 +70,7 @@ static void test_iq4nl_naive(void) {
         CHECK(ct_quantize_row(CT_TYPE_IQ4_NL, x, q, QK * NB) == CT_OK);
         for (int b = 0; b < NB; b++) {
             uint8_t exp[18];
-            naive_iq4_nl(x + b * QK, exp);
+            tu_iq4_nl_naive(x + b * QK, exp);
             if (memcmp(exp, q + 18 * b, 18) != 0 && mismatches++ < 5) {
                 fprintf(stderr, "iq4_nl block %d of round %d differs from the naive reference\n", b, r);
                 print_block("ct   ", q + 18 * b, 18);
@@ -221,7 +171,7 @@ static void test_iq4nl_hand(void) {
         CHECK_MSG(memcmp(got + 18, exp, 18) == 0, "tiny block %g: d=%04x qs[0]=%02x", (double)tiny[t],
                   rd16(got + 18), got[20]);
         uint8_t naive[18];
-        naive_iq4_nl(row + QK, naive);
+        tu_iq4_nl_naive(row + QK, naive);
         CHECK(memcmp(naive, got + 18, 18) == 0);
     }
     /* and NaN-only blocks: no element passes the max scan */
@@ -230,10 +180,10 @@ static void test_iq4nl_hand(void) {
     CHECK(memcmp(got, exp, 18) == 0);
 }
 
-/* Known answers of the linear formats: exact ties, zero blocks, packing. */
-/* An IQ4_NL scale that comes out NaN (inf or NaN input) is stored as the one
+/* An IQ4_NL scale that comes out NaN (inf or huge finite input) is stored as the one
  * canonical NaN 0x7E00, on both the AVX2 and the portable path, so the bytes do
- * not depend on the processor's NaN sign rules. */
+ * not depend on the processor's NaN sign rules; a NaN element gives d = +0 (ggml's
+ * `sumq2 > 0` test), not a NaN scale. */
 static void test_iq4nl_nan_scale(void) {
     const float inf = 1.0f / 0.0f, nan = tu_bits_f32(0xFFC00001u);
     int nan_blocks = 0;
@@ -244,7 +194,7 @@ static void test_iq4nl_nan_scale(void) {
             for (int j = 0; j < 32; j++) x[j] = tu_rand_uniform(-1.0f, 1.0f);
             if (kind == 0) x[3] = inf;
             if (kind == 1) { x[0] = -inf; x[9] = inf; }
-            if (kind == 2) x[17] = nan;
+            if (kind == 2) x[17] = nan; /* d = +0: checked by test_iq4nl_ggml_rule */
             if (kind == 3) for (int j = 0; j < 32; j++) x[j] = j % 2 ? -inf : inf;
             uint8_t q[18];
             CHECK(ct_quantize_row(CT_TYPE_IQ4_NL, x, q, 32) == CT_OK);
@@ -259,6 +209,80 @@ static void test_iq4nl_nan_scale(void) {
     CHECK_MSG(nan_blocks >= 2, "only %d blocks had a NaN scale", nan_blocks);
 }
 
+/* IQ4_NL blocks with NaN, inf and huge finite values (tu_iq4_nl_edge_block), one at a
+ * time and mixed into rows with ordinary blocks, on the portable and the AVX2 path:
+ * the bytes are the naive reference's (ggml's rule), and the rule's consequences hold
+ * directly: a block with a NaN element (and max |x| >= 1e-15) has d = +0, its NaN
+ * elements index 15, and it reads back as zeros; d is NaN (0x7E00) exactly where
+ * 127^2 * max^2 overflows. */
+static void test_iq4nl_ggml_rule(void) {
+    enum { NB = 3 * TU_IQ4_NL_EDGE_KINDS };
+    static float x[QK * NB];
+    static uint8_t got[18 * NB];
+    uint8_t exp[18];
+    float back[QK];
+    int mism = 0, nan_blocks = 0;
+    for (int round = 0; round < 20; round++) {
+        for (int b = 0; b < NB; b++) {
+            /* every third block an ordinary one, so AVX2 groups of 8 mix both */
+            if (b % 3 == 2) {
+                for (int j = 0; j < QK; j++) x[b * QK + j] = tu_rand_normal();
+            } else {
+                tu_iq4_nl_edge_block(x + b * QK, (b / 3 * 2 + b % 3 + round) % TU_IQ4_NL_EDGE_KINDS);
+            }
+        }
+        for (int portable = 0; portable <= 1; portable++) {
+            ct_types_force_portable(portable);
+            CHECK(ct_quantize_row(CT_TYPE_IQ4_NL, x, got, QK * NB) == CT_OK);
+            for (int b = 0; b < NB; b++) {
+                const float *xb = x + b * QK;
+                const uint8_t *q = got + 18 * b;
+                tu_iq4_nl_naive(xb, exp);
+                if (memcmp(exp, q, 18) != 0 && mism++ < 4) {
+                    fprintf(stderr, "iq4_nl edge block %d (portable %d) differs from the naive reference\n", b,
+                            portable);
+                    print_block("got     ", q, 18);
+                    print_block("expected", exp, 18);
+                }
+                bool has_nan = false;
+                float amax = 0.0f;
+                for (int j = 0; j < QK; j++) {
+                    has_nan = has_nan || xb[j] != xb[j];
+                    if (fabsf(xb[j]) > amax) amax = fabsf(xb[j]);
+                }
+                const uint16_t d = rd16(q);
+                if (has_nan && amax >= 1e-15f) {
+                    nan_blocks++;
+                    CHECK_MSG(d == 0x0000, "block %d with a NaN element: d = 0x%04x, ggml stores 0x0000", b, d);
+                    for (int j = 0; j < QK; j++) {
+                        const int l = j < 16 ? q[2 + j] & 15 : q[2 + j - 16] >> 4;
+                        CHECK_MSG(xb[j] == xb[j] || l == 15, "block %d: NaN element %d has index %d", b, j, l);
+                    }
+                    CHECK(ct_dequantize_row(CT_TYPE_IQ4_NL, q, back, QK) == CT_OK);
+                    bool zeros = true;
+                    for (int j = 0; j < QK; j++) zeros = zeros && back[j] == 0.0f;
+                    CHECK_MSG(zeros, "block %d with a NaN element does not read back as zeros", b);
+                } else if (!has_nan && isfinite(amax) && amax >= 1e-15f) {
+                    const double big = (double)amax * 127.0 * (double)amax * 127.0; /* ~ the largest sumq2 term */
+                    if (big < 0.5 * FLT_MAX) CHECK_MSG((d & 0x7FFF) <= 0x7C00, "block %d: d = 0x%04x", b, d);
+                }
+            }
+        }
+    }
+    ct_types_force_portable(false);
+    CHECK_MSG(mism == 0, "%d iq4_nl edge blocks differ from the naive reference", mism);
+    /* the overflow threshold of docs/QUANTIZATION.md, one large element in a small block */
+    for (int side = 0; side < 2; side++) {
+        for (int j = 0; j < QK; j++) x[j] = (float)(j - 13) * 0.37f;
+        x[3] = side ? 0x1.020408p+57f : 0x1.020406p+57f;
+        CHECK(ct_quantize_row(CT_TYPE_IQ4_NL, x, got, QK) == CT_OK);
+        const uint16_t d = rd16(got);
+        CHECK_MSG(side ? d == 0x7E00 : (d & 0x7FFF) == 0x7C00, "max %a: d = 0x%04x", (double)x[3], d);
+    }
+    printf("iq4_nl: %d blocks with NaN elements stored with d = +0, as ggml\n", nan_blocks);
+}
+
+/* Known answers of the linear formats: exact ties, zero blocks, packing. */
 static void test_known_answers(void) {
     float x[QK];
     uint8_t exp[34];
@@ -468,7 +492,7 @@ static void test_nonfinite(void) {
             if (qtypes[t].type == CT_TYPE_IQ4_NL) {
                 for (int b = 0; b < NB; b++) {
                     uint8_t naive[18];
-                    naive_iq4_nl(x + b * QK, naive);
+                    tu_iq4_nl_naive(x + b * QK, naive);
                     /* equal, or both d NaN with the same qs (NaN sign follows the CPU) */
                     const bool same = memcmp(naive, buf + 18 * b, 18) == 0 ||
                                       ((rd16(naive) & 0x7FFF) > 0x7C00 && (rd16(buf + 18 * b) & 0x7FFF) > 0x7C00 &&
@@ -672,6 +696,7 @@ int main(void) {
     test_iq4nl_naive();
     test_iq4nl_hand();
     test_iq4nl_nan_scale();
+    test_iq4nl_ggml_rule();
     test_known_answers();
     test_round_trip();
     test_row_independence();

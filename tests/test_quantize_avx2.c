@@ -296,6 +296,39 @@ static void test_nonfinite_positions(void) {
     free(b);
 }
 
+/* IQ4_NL edge blocks (NaN, inf, sums that overflow: tu_iq4_nl_edge_block) in groups of 8
+ * with ordinary blocks, at every group position: both paths give the naive reference's
+ * bytes, which follow ggml's `sumq2 > 0 ? sumqx/sumq2 : 0` (a NaN element gives d = +0). */
+static void test_iq4nl_edges(void) {
+    enum { NB = 8 * TU_IQ4_NL_EDGE_KINDS + 5 };
+    float *x = malloc(sizeof(float) * NB * QK);
+    uint8_t *a = malloc(NB * 18 + 16), *b = malloc(NB * 18 + 16);
+    const size_t t = ARRAY_LEN(qtypes) - 1; /* IQ4_NL */
+    int mism = 0;
+    CHECK(x && a && b && qtypes[t] == CT_TYPE_IQ4_NL);
+    if (x && a && b) {
+        for (int rep = 0; rep < 8; rep++) {
+            for (int i = 0; i < NB; i++) random_block(x + i * QK, (int)tu_rand_below(3));
+            for (int k = 0; k < TU_IQ4_NL_EDGE_KINDS; k++) tu_iq4_nl_edge_block(x + (8 * k + rep) * QK, k);
+            compare(t, x, NB, a, b, (size_t)rep % 3);
+            const size_t off = (size_t)rep % 3;
+            for (int i = 0; i < NB; i++) {
+                uint8_t exp[18];
+                tu_iq4_nl_naive(x + i * QK, exp);
+                if (memcmp(exp, b + off + 18 * i, 18) != 0 && mism++ < 4) {
+                    fprintf(stderr, "  iq4_nl block %d of rep %d differs from the naive reference\n", i, rep);
+                    print_block("avx2    ", b + off + 18 * i, 18);
+                    print_block("expected", exp, 18);
+                }
+            }
+        }
+    }
+    CHECK_MSG(mism == 0, "%d iq4_nl edge blocks differ from the naive reference (ggml's rule)", mism);
+    free(x);
+    free(a);
+    free(b);
+}
+
 int main(void) {
     tu_init("test_quantize_avx2");
     if (!ct_cpu_has_avx2_f16c()) {
@@ -304,6 +337,7 @@ int main(void) {
     }
     test_sweeps();
     test_nonfinite_positions();
+    test_iq4nl_edges();
     const char *env = getenv("CT_QUANT_AVX2_CHUNKS");
     test_random(env ? atoi(env) : 256);
     for (size_t t = 0; t < ARRAY_LEN(qtypes); t++)

@@ -623,6 +623,51 @@ static void test_cpy_convert(ct_type dt) {
     ct_context_free(ctx);
 }
 
+/* IQ4_NL edge blocks (NaN, inf, sums that overflow: tu_iq4_nl_edge_block), one row each,
+ * through CPY and through SET_ROWS (rows in reverse): every block is the naive reference's,
+ * ggml's rule (a NaN element gives d = +0). */
+static void test_iq4nl_edges(void) {
+    enum { NR = TU_IQ4_NL_EDGE_KINDS, NE = 64 }; /* rows of 2 blocks: an edge block, then an ordinary one */
+    static float x[NR * NE];
+    for (int r = 0; r < NR; r++) {
+        tu_iq4_nl_edge_block(x + r * NE, r);
+        for (int j = 32; j < NE; j++) x[r * NE + j] = tu_rand_normal();
+    }
+    static unsigned char want[NR * 36], got[NR * 36];
+    for (int b = 0; b < 2 * NR; b++) tu_iq4_nl_naive(x + 32 * b, want + 18 * b);
+    for (int op = 0; op < 2; op++) {
+        ct_context *ctx = new_ctx();
+        ct_tensor *src = ct_tensor_new_2d(ctx, CT_TYPE_F32, NE, NR);
+        ct_tensor *dst = ct_tensor_new_2d(ctx, CT_TYPE_IQ4_NL, NE, NR);
+        ct_tensor *idx = op ? ct_tensor_new_1d(ctx, CT_TYPE_I32, NR) : NULL;
+        ct_tensor *out = op ? ct_set_rows(ctx, dst, src, idx) : ct_cpy(ctx, src, dst);
+        ct_buffer *buf;
+        ct_graph *g = prepare(ctx, out, &buf);
+        if (g) {
+            int32_t ix[NR];
+            for (int r = 0; r < NR; r++) ix[r] = NR - 1 - r;
+            if (op) {
+                static float rev[NR * NE];
+                for (int r = 0; r < NR; r++) memcpy(rev + ix[r] * NE, x + r * NE, sizeof(float) * NE);
+                set(src, rev, sizeof rev); /* row r of the source lands in row NR-1-r: x's order */
+                set(idx, ix, sizeof ix);
+            } else {
+                set(src, x, sizeof x);
+            }
+            CHECK(compute(g) == CT_OK);
+            get(dst, got, sizeof got);
+            for (int b = 0; b < 2 * NR; b++) {
+                CHECK_MSG(memcmp(got + 18 * b, want + 18 * b, 18) == 0,
+                          "%s into iq4_nl: block %d (edge kind %d): d 0x%02x%02x, the naive reference 0x%02x%02x",
+                          op ? "SET_ROWS" : "CPY", b, b / 2, got[18 * b + 1], got[18 * b], want[18 * b + 1],
+                          want[18 * b]);
+            }
+        }
+        ct_buffer_free(buf);
+        ct_context_free(ctx);
+    }
+}
+
 /* Same-type copies move bytes: I16 through a transposed view, and IQ2_XXS (which
  * has no float conversion) reshaped from [256, 2] into [512, 1]. Q8_0 -> F32 dequantizes. */
 static void test_cpy_same_type(void) {
@@ -802,6 +847,7 @@ int main(void) {
     test_cpy_convert(CT_TYPE_BF16);
     test_cpy_convert(CT_TYPE_Q4_0);
     test_cpy_convert(CT_TYPE_IQ4_NL);
+    test_iq4nl_edges();
     test_cpy_same_type();
     test_unsupported();
     test_abort();

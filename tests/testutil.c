@@ -1,5 +1,6 @@
 #include "testutil.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -59,4 +60,79 @@ void tu_fill_bytes(void *p, size_t n) {
 bool tu_opencl_device_selected(const ct_device *dev) {
     const char *only = getenv("CT_TEST_OPENCL_DEVICE");
     return !only || strcmp(only, ct_device_name(dev)) == 0;
+}
+
+static const int8_t tu_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+/* The nearest table value by a linear scan; a NaN compares false everywhere and ends at 15. */
+static int iq4_nl_naive_nearest(float a) {
+    if (a <= tu_kvalues_iq4nl[0]) return 0;
+    if (a >= tu_kvalues_iq4nl[15]) return 15;
+    int up = 1;
+    while (up < 15 && !(a < tu_kvalues_iq4nl[up])) up++; /* first value above a */
+    const float below = a - (float)tu_kvalues_iq4nl[up - 1];
+    const float above = (float)tu_kvalues_iq4nl[up] - a;
+    return below < above ? up - 1 : up;
+}
+
+void tu_iq4_nl_naive(const float *x, uint8_t out[18]) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        if (fabsf(x[j]) > amax) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+    }
+    if (amax < 1e-15f) {
+        out[0] = out[1] = 0;
+        memset(out + 2, 0x88, 16);
+        return;
+    }
+    const float d0 = max / -127.0f;
+    const float id = 1.0f / d0;
+    float sumqx = 0.0f, sumq2 = 0.0f;
+    int idx[32];
+    for (int j = 0; j < 32; j++) {
+        const float a = id * x[j];
+        idx[j] = iq4_nl_naive_nearest(a);
+        const float q = (float)tu_kvalues_iq4nl[idx[j]];
+        const float w = x[j] * x[j];
+        const float wq = w * q;
+        const float t1 = wq * x[j];
+        const float t2 = wq * q;
+        sumqx = sumqx + t1;
+        sumq2 = sumq2 + t2;
+    }
+    /* a NaN element makes sumq2 NaN, and ggml's `sumq2 > 0` test then stores d = 0 */
+    const float df = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f;
+    const ct_fp16 d = df != df ? 0x7E00 : ct_fp32_to_fp16(df); /* one canonical NaN scale */
+    out[0] = (uint8_t)(d & 0xFF);
+    out[1] = (uint8_t)(d >> 8);
+    for (int j = 0; j < 16; j++) out[2 + j] = (uint8_t)(idx[j] | idx[j + 16] << 4);
+}
+
+void tu_iq4_nl_edge_block(float *x, int kind) {
+    for (int j = 0; j < 32; j++) x[j] = tu_rand_uniform(-1.0f, 1.0f);
+    switch (kind) {
+    case 0: x[5] = NAN; break;
+    case 1: x[0] = tu_bits_f32(0xFFC00321u); break; /* a negative NaN with a payload, first */
+    case 2: x[31] = -NAN; x[0] = 100.0f; break;
+    case 3: for (int j = 0; j < 32; j += 4) x[j] = NAN; break;
+    case 4: x[7] = INFINITY; break;
+    case 5: x[7] = -INFINITY; break;
+    case 6: x[0] = -INFINITY; x[9] = INFINITY; break;
+    case 7: x[7] = INFINITY; x[9] = NAN; break;
+    case 8: for (int j = 0; j < 32; j++) x[j] = NAN; break;
+    case 9: for (int j = 0; j < 32; j++) x[j] *= 1e-16f; x[4] = NAN; break; /* below 1e-15: zero block */
+    case 10: x[3] = 0x1.020408p+57f; break; /* the least max whose 127^2 * max^2 overflows: d NaN */
+    case 11: x[3] = -0x1.020406p+57f; break; /* one float below it: sumqx overflows, d infinite */
+    case 12: x[3] = 3e38f; x[4] = -1e19f; break;
+    case 13: x[3] = 1e13f; break;
+    case 14: for (int j = 0; j < 32; j++) x[j] = (j & 1) ? 0x1p64f : -0x1p64f; break; /* x^2 = inf */
+    case 15: x[11] = FLT_MAX; x[12] = NAN; break;
+    case 16: x[tu_rand_below(32)] = tu_bits_f32(0x7FC00000u | tu_rand_u32()); break; /* NaN, any payload */
+    case 17: for (int j = 0; j < 32; j++) x[j] *= 1e18f; break; /* sumq2 overflows from many elements */
+    case 18: x[tu_rand_below(32)] = NAN; x[tu_rand_below(32)] = 1e20f; break;
+    default: x[tu_rand_below(32)] = tu_rand_below(2) ? INFINITY : -INFINITY; break;
+    }
 }

@@ -68,6 +68,19 @@ void tu_fill_bytes(void *p, size_t n);
  * variable CT_TEST_OPENCL_DEVICE names. */
 bool tu_opencl_device_selected(const ct_device *dev);
 
+/* One IQ4_NL block of 32 floats, naively, from docs/QUANTIZATION.md (ggml's
+ * quantize_row_iq4_nl_ref): weights x^2, d0 = max/-127, nearest table value by a linear
+ * scan (ties to the upper value, NaN to 15), sequential float sums, d = sumq2 > 0 ?
+ * sumqx/sumq2 : 0 as fp16 (a NaN d as 0x7E00); max|x| < 1e-15 gives d = 0, nibbles 8. */
+void tu_iq4_nl_naive(const float *x, uint8_t out[18]);
+
+/* IQ4_NL blocks where ggml's d rule matters (kind 0 .. TU_IQ4_NL_EDGE_KINDS - 1): NaN at
+ * several places and with payloads, +inf, -inf, both, inf with NaN, all NaN, NaN among
+ * tiny values, and finite blocks whose sums overflow (docs/QUANTIZATION.md); the rest
+ * of each block random. */
+enum { TU_IQ4_NL_EDGE_KINDS = 20 };
+void tu_iq4_nl_edge_block(float *x, int kind);
+
 static inline uint32_t tu_f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 static inline float tu_bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 /* Equal bit patterns, or both NaN. */

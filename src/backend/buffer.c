@@ -20,6 +20,7 @@ ct_buffer *ct_buffer_init(ct_buffer_type *buft, ct_buffer_i iface, void *context
         .usage = CT_BUFFER_USAGE_ANY,
         .children = NULL,
         .n_children = 0,
+        .host_memory = false,
     };
     return buffer;
 }
@@ -229,6 +230,9 @@ ct_status ct_tensor_memset(ct_tensor *t, uint8_t value, size_t offset, size_t si
     return b->iface.memset_tensor(b, t, value, offset, size);
 }
 
+/* Whether b's tensor addresses are where the bytes lie in this process's memory. */
+static bool host_addressed(const ct_buffer *b) { return ct_buffer_is_host(b) || b->host_memory; }
+
 ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst) {
     if (!src || !dst) {
         return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: %s is NULL", !src ? "src" : "dst");
@@ -247,11 +251,16 @@ ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst) {
     ct_status st = check_transfer("ct_tensor_copy", src, true, 0, n, &sb);
     if (st == CT_OK) st = check_transfer("ct_tensor_copy", dst, true, 0, n, &db);
     if (st != CT_OK || !sb) return st;
-    if (src->data == dst->data) return CT_OK;
+    /* Two buffers share an address space when they are one buffer or both hold real host
+     * addresses (host buffers, wrapped caller memory, which two buffers may both wrap); a
+     * device buffer's addresses are placeholders that other device buffers reuse. */
+    const bool same_space = sb == db || (host_addressed(sb) && host_addressed(db));
     uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
-    if (sb == db && (s0 < d0 ? d0 - s0 < n : s0 - d0 < n)) {
-        return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: src '%s' and dst '%s' overlap (%zu bytes, %zu apart)", sn,
-                       dn, n, (size_t)(s0 < d0 ? d0 - s0 : s0 - d0));
+    if (same_space && s0 == d0) return CT_OK;
+    if (same_space && (s0 < d0 ? d0 - s0 < n : s0 - d0 < n)) {
+        return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: src '%s' (%p, buffer %s) and dst '%s' (%p, buffer %s) "
+                       "overlap (%zu bytes, %zu apart)", sn, src->data, ct_buft_label(sb->buft), dn, dst->data,
+                       ct_buft_label(db->buft), n, (size_t)(s0 < d0 ? d0 - s0 : s0 - d0));
     }
     /* the destination's buffer copies device to device (or host to device) where it can */
     if (db->iface.cpy_tensor && db->iface.cpy_tensor(db, src, dst)) return CT_OK;

@@ -84,7 +84,11 @@ ct_status ct_device_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size,
     if (!ct_add_size((size_t)(uintptr_t)ptr, size, &end)) {
         return ct_fail(CT_INVALID_ARGUMENT, "ct_device_buffer_from_host_ptr: ptr %p + size %zu overflows", ptr, size);
     }
-    return dev->iface.buffer_from_host_ptr(dev, ptr, size, max_tensor_size, buffer);
+    ct_status st = dev->iface.buffer_from_host_ptr(dev, ptr, size, max_tensor_size, buffer);
+    /* its tensors' addresses are ptr's: ct_tensor_copy then sees overlap with any other
+     * buffer over the same memory */
+    if (st == CT_OK && *buffer && ct_buffer_base(*buffer) == ptr) (*buffer)->host_memory = true;
+    return st;
 }
 
 bool ct_device_supports_op(const ct_device *dev, const ct_tensor *op) {

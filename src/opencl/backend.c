@@ -89,6 +89,20 @@ ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const 
     return CT_OK;
 }
 
+cl_ulong ct_ocl_addr_bits(const ct_ocl_device *dev, const ct_tensor *t) {
+    const ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    const cl_ulong unplaced = t->view_src ? (cl_ulong)t->view_offs : 0;
+    if (!buf || !t->data || !ct_ocl_is_own_buft(dev, buf->buft)) return unplaced;
+    const ct_ocl_view *v = ct_ocl_buffer_find_view(buf->context, t->data, ct_nbytes(t));
+    if (!v) return unplaced; /* no kernel takes it: ct_ocl_tensor_mem fails */
+    /* The offset alone is not enough: a view over caller memory starts where the caller's
+     * pointer does, and a driver may run kernels on that address itself (PoCL does, at
+     * any alignment) or on a copy at its own base alignment. Only the alignment common to
+     * the view's start and the offset holds either way. Device buffers' views start at
+     * PLACEHOLDER_BASE (buffer.c), aligned beyond anything asked here: the offset decides. */
+    return (cl_ulong)((const char *)t->data - v->data) | (cl_ulong)(uintptr_t)v->data;
+}
+
 static ct_status check_kernel(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
     if ((unsigned)id >= CT_OCL_K_COUNT || !be->kernels[id]) {
         return ct_ocl_fail(be, CT_UNSUPPORTED, "kernel %s is not available on %s",
@@ -131,11 +145,11 @@ ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
         be->work = NULL;
         be->work_size = 0;
         cl_int err;
-        cl_mem m = CT_OCL_CREATE("clCreateBuffer", &err,
-                                 clCreateBuffer(be->dev->context, CL_MEM_READ_WRITE, bytes, NULL, &err));
+        const cl_mem_flags flags = ct_ocl_device_mem_flags(be->dev);
+        cl_mem m = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(be->dev->context, flags, bytes, NULL, &err));
         if (err != CL_SUCCESS) {
             return ct_ocl_fail(be, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-                                           err == CL_INVALID_BUFFER_SIZE
+                                           err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE
                                        ? CT_OUT_OF_MEMORY
                                        : CT_DEVICE_ERROR,
                                "clCreateBuffer of %zu bytes of work memory failed: %s (%d)", bytes,
@@ -430,8 +444,8 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
         be_destroy(be);
         return st;
     }
-    be->error_flag = CT_OCL_CREATE("clCreateBuffer", &err,
-                                    clCreateBuffer(d->context, CL_MEM_READ_WRITE, sizeof(cl_int), NULL, &err));
+    be->error_flag = CT_OCL_CREATE(
+        "clCreateBuffer", &err, clCreateBuffer(d->context, ct_ocl_device_mem_flags(d), sizeof(cl_int), NULL, &err));
     if (err != CL_SUCCESS) {
         be->error_flag = NULL;
         ct_status st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateBuffer(error flag) failed: %s "

@@ -62,9 +62,15 @@ static const ct_ocl_view *view_at(const ct_ocl_buffer *buf, uintptr_t p) {
     return NULL;
 }
 
+/* The driver ran out of memory (a driver may allocate a buffer at its first use). */
+static bool is_oom(cl_int err) {
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY;
+}
+
 static ct_status cl_error(const char *fn, const ct_buffer *buffer, const char *call, cl_int err) {
-    return ct_fail(CT_DEVICE_ERROR, "%s: buffer of type %s: %s failed: %s (%d)", fn,
-                   buffer->buft->iface.get_name(buffer->buft), call, ct_ocl_error_name(err), err);
+    return ct_fail(is_oom(err) ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR, "%s: buffer of type %s (%zu bytes): %s failed: "
+                   "%s (%d)", fn, buffer->buft->iface.get_name(buffer->buft), buffer->size, call,
+                   ct_ocl_error_name(err), err);
 }
 
 /* Writes, or fills with *value when data is NULL, [p, p + size) of the buffer's
@@ -212,18 +218,25 @@ static ct_status buffer_finish(ct_buffer_type *buft, ct_ocl_buffer *b, size_t si
     return CT_OK;
 }
 
+cl_mem_flags ct_ocl_device_mem_flags(const ct_ocl_device *dev) {
+    /* A CPU device's memory is host memory, so asking for it as such costs nothing, and
+     * it makes PoCL allocate at creation, where a failure is an error code: otherwise it
+     * allocates at the buffer's first command, and a failure there asserts inside the
+     * driver (pocl_create_migration_commands), whichever command it is (clear, write,
+     * read, kernel). tests/test_opencl_hostptr.c reproduces it. */
+    return CL_MEM_READ_WRITE | (dev->type == CT_DEVICE_TYPE_CPU ? CL_MEM_ALLOC_HOST_PTR : 0);
+}
+
 static ct_status buft_alloc_buffer(ct_buffer_type *buft, size_t size, ct_buffer **buffer) {
     ct_ocl_device *dev = buft_device(buft);
     ct_ocl_buffer *b = buffer_ctx_new(dev, 1);
     if (!b) return ct_fail(CT_OUT_OF_MEMORY, "ct_buffer_type_alloc: %s: out of host memory", dev->name);
     cl_int err;
-    cl_mem mem = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(dev->context, CL_MEM_READ_WRITE, size, NULL, &err));
+    cl_mem mem = CT_OCL_CREATE("clCreateBuffer", &err,
+                               clCreateBuffer(dev->context, ct_ocl_device_mem_flags(dev), size, NULL, &err));
     if (err != CL_SUCCESS) {
         ct_free(b);
-        return ct_fail(err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-                               err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE
-                           ? CT_OUT_OF_MEMORY
-                           : CT_DEVICE_ERROR,
+        return ct_fail(is_oom(err) || err == CL_INVALID_BUFFER_SIZE ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
                        "ct_buffer_type_alloc: %s: clCreateBuffer of %zu bytes failed: %s (%d)", dev->name, size,
                        ct_ocl_error_name(err), err);
     }
@@ -239,14 +252,23 @@ static ct_status buft_alloc_buffer(ct_buffer_type *buft, size_t size, ct_buffer 
 
 static const char *buft_mapped_get_name(const ct_buffer_type *buft) { return buft_device(buft)->mapped_name; }
 
+/* The largest view over caller memory: the device's limit rounded down to a page, since
+ * views start on pages (make_views). Also what the mapped type advertises: it allocates
+ * page-aligned memory, so every size up to this is one view. */
+static size_t mapped_max(const ct_ocl_device *dev) { return dev->max_size / page_size() * page_size(); }
+
+static size_t buft_mapped_get_max_size(const ct_buffer_type *buft) { return mapped_max(buft_device(buft)); }
+
 /* Views over [ptr, ptr + size). Each starts on a page boundary (but not before
  * ptr) and none reaches past ptr + size: a driver may copy a USE_HOST_PTR
- * buffer back whole, and the bytes around the caller's are not ours. */
+ * buffer back whole, and the bytes around the caller's are not ours. So the first
+ * starts at ptr, at any alignment: encoders judge alignment from the address
+ * (ct_ocl_addr_bits). Views step by whole pages, so there is at most one per page. */
 static ct_status make_views(const char *fn, ct_ocl_device *dev, char *ptr, size_t size, size_t max_tensor_size,
                             ct_ocl_buffer **out) {
     *out = NULL;
     const size_t page = page_size();
-    const size_t max = dev->max_size;
+    const size_t max = mapped_max(dev);
     size_t offs = (uintptr_t)ptr % page, span, span_aligned, step = 0, n_views = 1;
     if (!ct_add_size(size, offs, &span) || !ct_align_up(span, page, &span_aligned)) {
         return ct_fail(CT_INVALID_ARGUMENT, "%s: %s: size %zu overflows when page-aligned", fn, dev->name, size);
@@ -277,7 +299,8 @@ static ct_status make_views(const char *fn, ct_ocl_device *dev, char *ptr, size_
                                     clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, (size_t)(ve - vs), vs,
                                     &err));
         if (err != CL_SUCCESS) {
-            ct_status st = ct_fail(CT_DEVICE_ERROR, "%s: %s: clCreateBuffer(CL_MEM_USE_HOST_PTR) of view %zu/%zu "
+            ct_status st = ct_fail(is_oom(err) ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
+                                   "%s: %s: clCreateBuffer(CL_MEM_USE_HOST_PTR) of view %zu/%zu "
                                    "(%zu bytes at %p) failed: %s (%d)", fn, dev->name, k, n_views, (size_t)(ve - vs),
                                    (void *)vs, ct_ocl_error_name(err), err);
             buffer_ctx_free(b);
@@ -342,4 +365,5 @@ void ct_ocl_buffer_types_init(ct_ocl_device *dev) {
     dev->buft_mapped = dev->buft;
     dev->buft_mapped.iface.get_name = buft_mapped_get_name;
     dev->buft_mapped.iface.alloc_buffer = buft_mapped_alloc_buffer;
+    dev->buft_mapped.iface.get_max_size = buft_mapped_get_max_size;
 }

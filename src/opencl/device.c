@@ -103,22 +103,45 @@ static bool has_c_feature(cl_device_id d, const char *feature) {
 #endif
 }
 
-/* CT_OPENCL_MAX_SIZE: bytes, with an optional K, M or G suffix (powers of 1024). */
+/* The least CT_OPENCL_MAX_SIZE taken: views over caller memory step by whole pages
+ * (buffer.c), so a wrapped buffer has at most one view per page, and at 1 MiB a view
+ * still holds a tensor of most of a MiB beside its page of overlap. Just above a
+ * page, every view would hold next to nothing. */
+#define MIN_ENV_MAX_SIZE ((size_t)1 << 20)
+
+/* CT_OPENCL_MAX_SIZE: decimal digits only (no sign, space or other base: strtoull would
+ * take "-18446744073709547520" for 4096), with an optional K, M or G suffix (powers of
+ * 1024), at least MIN_ENV_MAX_SIZE. Anything else is a warning and no limit. */
 static bool env_max_size(size_t *out) {
     const char *s = getenv("CT_OPENCL_MAX_SIZE");
     if (!s || !*s) return false;
-    errno = 0;
-    char *end = NULL;
-    unsigned long long v = strtoull(s, &end, 10);
+    size_t v = 0, i = 0;
+    bool overflow = false;
+    for (; s[i] >= '0' && s[i] <= '9'; i++) {
+        overflow |= !ct_mul_size(v, 10, &v) || !ct_add_size(v, (size_t)(s[i] - '0'), &v);
+    }
     unsigned shift = 0;
-    if (end && (*end == 'K' || *end == 'k')) shift = 10, end++;
-    else if (end && (*end == 'M' || *end == 'm')) shift = 20, end++;
-    else if (end && (*end == 'G' || *end == 'g')) shift = 30, end++;
-    if (errno || end == s || *end != '\0' || v == 0 || v > (SIZE_MAX >> shift)) {
-        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_MAX_SIZE='%s' (expected a positive byte count)", s);
+    const char u = s[i];
+    if (u == 'K' || u == 'k') shift = 10, i++;
+    else if (u == 'M' || u == 'm') shift = 20, i++;
+    else if (u == 'G' || u == 'g') shift = 30, i++;
+    const bool digits = i > 0 && s[0] >= '0' && s[0] <= '9';
+    if (!digits || s[i] != '\0') {
+        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_MAX_SIZE='%s': expected decimal digits with an optional K, "
+               "M or G suffix (no sign, space or other characters)", s);
         return false;
     }
-    *out = (size_t)v << shift;
+    if (overflow || v > (SIZE_MAX >> shift)) {
+        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_MAX_SIZE='%s': more than SIZE_MAX bytes", s);
+        return false;
+    }
+    v <<= shift;
+    if (v < MIN_ENV_MAX_SIZE) {
+        ct_log(CT_LOG_WARN, "opencl: ignoring CT_OPENCL_MAX_SIZE='%s': %zu bytes is below the minimum of %zu",
+               s, v, MIN_ENV_MAX_SIZE);
+        return false;
+    }
+    *out = v;
     return true;
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const ct_ocl_kernel_info ct_ocl_kernel_table[CT_OCL_K_COUNT] = {
@@ -69,6 +70,41 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              dev->has_int_dot, dev->has_nv_dp4a, dev->has_nv_warp, dev->has_correct_div_sqrt);
 }
 
+/* Whether CT_OPENCL_BUILD_OPTIONS may go to the compiler: printable ASCII words
+ * separated by spaces, and every option that takes the next word as its argument
+ * followed by one that is not an option. PoCL 3.1's compiler crashed the process on
+ * a value ending in -D or -I. Otherwise why says what is wrong. */
+static bool options_ok(const char *s, char *why, size_t n) {
+    /* OpenCL's (-D, -I) and clang's that a driver may pass through */
+    static const char *const takes_arg[] = {"-D", "-I", "-U", "-include", "-imacros", "-isystem", "-iquote",
+                                            "-idirafter", "-Xclang", "-mllvm", "-x", "-o"};
+    for (const char *c = s; *c; c++) {
+        if (*c < ' ' || *c > '~') {
+            snprintf(why, n, "byte 0x%02x at offset %zu is not printable ASCII", (unsigned char)*c, (size_t)(c - s));
+            return false;
+        }
+    }
+    const char *pending = NULL; /* an option still waiting for its argument */
+    for (const char *w = s; *w;) {
+        if (*w == ' ') {
+            w++;
+            continue;
+        }
+        size_t len = strcspn(w, " ");
+        if (pending && *w == '-') break;
+        pending = NULL;
+        for (size_t i = 0; i < sizeof takes_arg / sizeof *takes_arg; i++) {
+            if (strlen(takes_arg[i]) == len && strncmp(w, takes_arg[i], len) == 0) pending = takes_arg[i];
+        }
+        w += len;
+    }
+    if (pending) {
+        snprintf(why, n, "%s without its argument", pending);
+        return false;
+    }
+    return true;
+}
+
 static void build_options(const ct_ocl_device *dev, char *out, size_t n) {
     /* Sub-group built-ins need OpenCL C 2.0+; everything else is written for 1.2. */
     const char *std = dev->has_subgroups && dev->cl_c_version >= 300   ? "-cl-std=CL3.0"
@@ -78,9 +114,13 @@ static void build_options(const ct_ocl_device *dev, char *out, size_t n) {
     /* tuning experiments with compiler options or macros the kernels test with #ifdef,
      * without a rebuild (docs/BACKENDS.md); part of the cache key like every option */
     const char *extra = getenv("CT_OPENCL_BUILD_OPTIONS");
+    char why[96];
     if (extra && strlen(extra) >= OPTIONS_MAX / 4) {
         ct_log(CT_LOG_WARN, "opencl: CT_OPENCL_BUILD_OPTIONS of %zu bytes ignored (max %d)", strlen(extra),
                OPTIONS_MAX / 4 - 1);
+        extra = NULL;
+    } else if (extra && !options_ok(extra, why, sizeof why)) {
+        ct_log(CT_LOG_WARN, "opencl: CT_OPENCL_BUILD_OPTIONS refused (%s); building with the usual options", why);
         extra = NULL;
     }
     snprintf(out, n, "%s%s%s%s%s%s", std, dev->has_correct_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
@@ -106,29 +146,78 @@ bool ct_ocl_cache_dir(char *out, size_t n) {
     return w > 0 && (size_t)w < n;
 }
 
-/* mkdir -p; errno describes a failure. */
+/* mkdir -p. The cache directory itself is made 0700, the ones above it 0755 as by
+ * any mkdir -p (they may be shared, such as ~/.cache). errno describes a failure. */
 static bool make_dirs(const char *path) {
     char buf[4096];
     size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') len--; /* "a/b/" makes "a/b" 0700 */
     if (len == 0 || len >= sizeof buf) {
         errno = ENAMETOOLONG;
         return false;
     }
-    memcpy(buf, path, len + 1);
+    memcpy(buf, path, len);
+    buf[len] = '\0';
     for (size_t i = 1; i <= len; i++) {
         if (buf[i] != '/' && buf[i] != '\0') continue;
         char c = buf[i];
         buf[i] = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+        if (mkdir(buf, i == len ? 0700 : 0755) != 0 && errno != EEXIST) return false;
         buf[i] = c;
     }
-    struct stat st;
-    if (stat(path, &st) != 0) return false;
-    if (!S_ISDIR(st.st_mode)) {
-        errno = ENOTDIR;
-        return false;
-    }
     return true;
+}
+
+/* A cache entry is code the process will run (on PoCL a program binary is native
+ * code), and the hash in its header only catches damage: whoever can write the
+ * directory or the entry chooses that code. So both must be the effective user's
+ * and writable by no one else (docs/BACKENDS.md). NULL when st passes, else the
+ * reason (in buf when it has numbers). */
+static const char *untrusted(const struct stat *st, bool dir, char *buf, size_t n) {
+    if (dir && !S_ISDIR(st->st_mode)) return "not a directory";
+    if (!dir && !S_ISREG(st->st_mode)) return "not a regular file";
+    if (st->st_uid != geteuid()) {
+        snprintf(buf, n, "owned by uid %u, not by this process's %u", (unsigned)st->st_uid, (unsigned)geteuid());
+        return buf;
+    }
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(buf, n, "group- or world-writable (mode 0%03o)", (unsigned)(st->st_mode & 07777));
+        return buf;
+    }
+    return NULL;
+}
+
+/* The cache directory, opened and checked; every later access goes through the
+ * descriptor (openat, renameat), so the path cannot be swapped after the check.
+ * A symbolic link to the directory is followed: what is checked is the directory
+ * opened. -1 when it does not exist and create is false, or cannot be made or
+ * opened (a warning when create is true); also -1, with a warning and *refused
+ * set, when it is not to be trusted: then it is neither read nor written. */
+static int cache_dir_open(const char *dir, bool create, bool *refused) {
+    *refused = false;
+    if (create && !make_dirs(dir)) {
+        ct_log(CT_LOG_WARN, "opencl: cannot create the program cache directory %s: %s; continuing without the "
+               "cache", dir, strerror(errno));
+        return -1;
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        if (create) {
+            ct_log(CT_LOG_WARN, "opencl: cannot open the program cache directory %s: %s; continuing without the "
+                   "cache", dir, strerror(errno));
+        }
+        return -1;
+    }
+    struct stat st;
+    char buf[96];
+    const char *why = fstat(fd, &st) != 0 ? strerror(errno) : untrusted(&st, true, buf, sizeof buf);
+    if (why) {
+        ct_log(CT_LOG_WARN, "opencl: not using the program cache directory %s: %s; building from source", dir, why);
+        close(fd);
+        *refused = true;
+        return -1;
+    }
+    return fd;
 }
 
 /* Device and driver names become part of the file name: keep it portable. */
@@ -142,26 +231,50 @@ static void sanitize(char *out, size_t n, const char *s) {
     out[j] = '\0';
 }
 
-/* <dir>/<device>-<driver>-<tag>-<key>.clbin; tag names the program ("lib", "mvq"). */
-static bool cache_path(const ct_ocl_device *dev, const char *tag, uint64_t key, char *out, size_t n, char *dir,
-                       size_t dn) {
-    if (!ct_ocl_cache_dir(dir, dn)) return false;
+/* The cache directory, the entry's name in it, <device>-<driver>-<tag>-<key>.clbin
+ * (tag names the program: "lib", "mvq"), and both joined for messages. */
+typedef struct cache_loc {
+    char dir[4096];
+    char name[160];
+    char path[4096 + 160];
+} cache_loc;
+
+static bool cache_locate(const ct_ocl_device *dev, const char *tag, uint64_t key, cache_loc *loc) {
+    if (!ct_ocl_cache_dir(loc->dir, sizeof loc->dir)) return false;
     char dname[48], drv[48];
     sanitize(dname, sizeof dname, dev->device_name);
     sanitize(drv, sizeof drv, dev->driver_version);
-    int w = snprintf(out, n, "%s/%s-%s-%s-%016llx.clbin", dir, dname, drv, tag, (unsigned long long)key);
-    return w > 0 && (size_t)w < n;
+    int w = snprintf(loc->name, sizeof loc->name, "%s-%s-%s-%016llx.clbin", dname, drv, tag, (unsigned long long)key);
+    if (w <= 0 || (size_t)w >= sizeof loc->name) return false;
+    w = snprintf(loc->path, sizeof loc->path, "%s/%s", loc->dir, loc->name);
+    return w > 0 && (size_t)w < sizeof loc->path;
 }
 
-/* The cached binary, or NULL when absent or failing any check. */
-static unsigned char *cache_read(const char *path, uint64_t key, size_t *size) {
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return NULL;
+/* The cached binary, or NULL when absent or failing any check. The entry is opened
+ * without following a link and without blocking (a FIFO or a device under its name
+ * would otherwise hold the caller, and the device lock, in open()), then must be a
+ * regular file we may trust; what is not, is warned about and rebuilt over. */
+static unsigned char *cache_read(int dfd, const cache_loc *loc, uint64_t key, size_t *size) {
+    int fd = openat(dfd, loc->name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno != ENOENT) {
+            ct_log(CT_LOG_WARN, "opencl: ignoring the program cache entry %s: %s; rebuilding", loc->path,
+                   errno == ELOOP ? "a symbolic link" : strerror(errno));
+        }
+        return NULL;
+    }
     unsigned char *bin = NULL;
     cache_header h;
     struct stat st;
+    char buf[96];
     const char *why = NULL;
-    if (fstat(fd, &st) != 0 || read(fd, &h, sizeof h) != (ssize_t)sizeof h) {
+    if (fstat(fd, &st) != 0) {
+        why = strerror(errno);
+    } else if ((why = untrusted(&st, false, buf, sizeof buf)) != NULL) {
+        ct_log(CT_LOG_WARN, "opencl: ignoring the program cache entry %s: %s; rebuilding", loc->path, why);
+        close(fd);
+        return NULL;
+    } else if (read(fd, &h, sizeof h) != (ssize_t)sizeof h) {
         why = "short header";
     } else if (memcmp(h.magic, CACHE_MAGIC, sizeof h.magic) != 0) {
         why = "bad magic";
@@ -178,7 +291,7 @@ static unsigned char *cache_read(const char *path, uint64_t key, size_t *size) {
     }
     close(fd);
     if (why) {
-        ct_log(CT_LOG_INFO, "opencl: ignoring the program cache entry %s (%s); rebuilding", path, why);
+        ct_log(CT_LOG_INFO, "opencl: ignoring the program cache entry %s (%s); rebuilding", loc->path, why);
         ct_free(bin);
         return NULL;
     }
@@ -198,10 +311,27 @@ static bool write_all(int fd, const void *p, size_t n) {
     return true;
 }
 
+/* A new file in the directory for the entry's bytes, created exclusively (never an
+ * existing file, nor through a link planted at its name) under a name no other
+ * process can predict; -1 and errno on failure. */
+static int create_temp(int dfd, const cache_loc *loc, char *tmp, size_t n) {
+    static atomic_uint counter;
+    for (int attempt = 0; attempt < 16; attempt++) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        const uint64_t mix[4] = {(uint64_t)getpid(), atomic_fetch_add(&counter, 1u), (uint64_t)ts.tv_sec,
+                                 (uint64_t)ts.tv_nsec ^ (uint64_t)(uintptr_t)&ts};
+        const uint64_t r = fnv1a(0xcbf29ce484222325ull, mix, sizeof mix);
+        snprintf(tmp, n, ".%s.%016llx.tmp", loc->name, (unsigned long long)r);
+        int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    return -1;
+}
+
 /* Writes to a temporary file and renames it, so readers in other processes see a
  * whole entry or none. Failure is a warning: the cache is only an optimization. */
-static void cache_write(const ct_ocl_device *dev, cl_program prog, const char *path, const char *dir,
-                        uint64_t key) {
+static void cache_write(const ct_ocl_device *dev, cl_program prog, const cache_loc *loc, uint64_t key) {
     size_t size = 0;
     if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL) != CL_SUCCESS || size == 0 ||
         size > CACHE_MAX_BINARY) {
@@ -214,33 +344,35 @@ static void cache_write(const ct_ocl_device *dev, cl_program prog, const char *p
         ct_free(bin);
         return;
     }
-    if (!make_dirs(dir)) {
-        ct_log(CT_LOG_WARN, "opencl: cannot create the program cache directory %s: %s; continuing without the "
-               "cache", dir, strerror(errno));
+    bool refused;
+    int dfd = cache_dir_open(loc->dir, true, &refused); /* warns on failure */
+    if (dfd < 0) {
         ct_free(bin);
         return;
     }
-    char tmp[4200];
-    static atomic_uint counter;
-    snprintf(tmp, sizeof tmp, "%s.%ld.%u.tmp", path, (long)getpid(), atomic_fetch_add(&counter, 1u));
+    char tmp[sizeof loc->name + 32];
     cache_header h;
     memcpy(h.magic, CACHE_MAGIC, sizeof h.magic);
     h.key = key;
     h.size = size;
     h.bin_hash = fnv1a(0xcbf29ce484222325ull, bin, size);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fd = create_temp(dfd, loc, tmp, sizeof tmp);
     bool ok = fd >= 0 && write_all(fd, &h, sizeof h) && write_all(fd, bin, size);
     int saved = errno;
-    if (fd >= 0 && close(fd) != 0) ok = false;
-    if (ok && rename(tmp, path) != 0) {
+    if (fd >= 0 && close(fd) != 0 && ok) {
+        saved = errno;
+        ok = false;
+    }
+    if (ok && renameat(dfd, tmp, dfd, loc->name) != 0) {
         saved = errno;
         ok = false;
     }
     if (!ok) {
-        ct_log(CT_LOG_WARN, "opencl: cannot write the program cache %s: %s; continuing without the cache", path,
-               strerror(saved));
-        if (fd >= 0) unlink(tmp);
+        ct_log(CT_LOG_WARN, "opencl: cannot write the program cache %s: %s; continuing without the cache",
+               loc->path, strerror(saved));
+        if (fd >= 0) unlinkat(dfd, tmp, 0);
     }
+    close(dfd);
     ct_free(bin);
 }
 
@@ -297,12 +429,47 @@ static cl_program build_from_binary(const ct_ocl_device *dev, const unsigned cha
     return NULL;
 }
 
+/* Whether prog defines every kernel the device will create from it: those whose
+ * names start with prefix ("" for all). An entry that passes every other check may
+ * still hold another program (a colliding key, a planted or foreign file); installed,
+ * it would fail every backend init in every process (docs/BACKENDS.md). */
+static bool has_kernels(const ct_ocl_device *dev, cl_program prog, const char *prefix, const char *path) {
+    size_t len = 0;
+    char *names = NULL;
+    const char *missing = NULL;
+    if (clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, 0, NULL, &len) != CL_SUCCESS || len == 0 ||
+        !(names = ct_malloc(len + 1)) ||
+        clGetProgramInfo(prog, CL_PROGRAM_KERNEL_NAMES, len, names, NULL) != CL_SUCCESS) {
+        ct_log(CT_LOG_INFO, "opencl: %s: cannot list the kernels of the cached program %s%s; rebuilding", dev->name,
+               path, names || len == 0 ? "" : " (out of memory)");
+        ct_free(names);
+        return false;
+    }
+    names[len] = '\0';
+    for (int k = 0; k < CT_OCL_K_COUNT && !missing; k++) {
+        const char *name = ct_ocl_kernel_table[k].name;
+        if (!ct_ocl_kernel_available(dev, (ct_ocl_kernel_id)k) || strncmp(name, prefix, strlen(prefix)) != 0) continue;
+        /* names is "a;b;c": the name must be one whole item */
+        const size_t n = strlen(name);
+        const char *p = names;
+        while ((p = strstr(p, name)) != NULL && !((p == names || p[-1] == ';') && (p[n] == ';' || p[n] == '\0'))) p++;
+        if (!p) missing = name;
+    }
+    if (missing) {
+        ct_log(CT_LOG_WARN, "opencl: %s: the program cache entry %s holds another program (no kernel %s); ignoring "
+               "it and building from source", dev->name, path, missing);
+    }
+    ct_free(names);
+    return !missing;
+}
+
 /* One program from the sources srcs[0..n): from the disk cache when a valid entry
- * exists (key: tag, device, driver, options and sources), else compiled and cached.
- * tag names its cache file, what names it in messages. */
+ * exists (key: tag, device, driver, options and sources) and defines the kernels
+ * whose names start with `kernels`, else compiled and cached. tag names its cache
+ * file, what names it in messages. */
 static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *tag, const char *what,
-                              const char *options, const char **srcs, const size_t *lens, cl_uint n,
-                              cl_program *out, ct_ocl_program_origin *origin) {
+                              const char *kernels, const char *options, const char **srcs, const size_t *lens,
+                              cl_uint n, cl_program *out, ct_ocl_program_origin *origin) {
     uint64_t key = fnv1a_str(0xcbf29ce484222325ull, "ctensor-opencl-program-v1");
     key = fnv1a_str(key, tag);
     key = fnv1a_str(key, dev->platform_name);
@@ -311,18 +478,26 @@ static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *ta
     key = fnv1a_str(key, options);
     for (cl_uint i = 0; i < n; i++) key = fnv1a(key, srcs[i], lens[i]);
 
-    char path[4096], dir[4096];
-    bool cached = cache_path(dev, tag, key, path, sizeof path, dir, sizeof dir);
-    if (cached) {
+    cache_loc loc;
+    bool cached = cache_locate(dev, tag, key, &loc);
+    bool refused = false;
+    const int dfd = cached ? cache_dir_open(loc.dir, false, &refused) : -1;
+    if (refused) cached = false; /* warned: neither read nor written */
+    if (dfd >= 0) {
         size_t size = 0;
-        unsigned char *bin = cache_read(path, key, &size);
+        unsigned char *bin = cache_read(dfd, &loc, key, &size);
+        close(dfd);
         if (bin) {
-            cl_program prog = build_from_binary(dev, bin, size, options, path);
+            cl_program prog = build_from_binary(dev, bin, size, options, loc.path);
             ct_free(bin);
+            if (prog && !has_kernels(dev, prog, kernels, loc.path)) {
+                clReleaseProgram(prog);
+                prog = NULL;
+            }
             if (prog) {
                 *out = prog;
                 *origin = CT_OCL_PROGRAM_CACHE;
-                ct_log(CT_LOG_DEBUG, "opencl: %s loaded %s from %s", dev->name, what, path);
+                ct_log(CT_LOG_DEBUG, "opencl: %s loaded %s from %s", dev->name, what, loc.path);
                 return CT_OK;
             }
         }
@@ -345,7 +520,7 @@ static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *ta
     }
     *out = prog;
     *origin = CT_OCL_PROGRAM_SOURCE;
-    if (cached) cache_write(dev, prog, path, dir, key);
+    if (cached) cache_write(dev, prog, &loc, key);
     return CT_OK;
 }
 
@@ -389,8 +564,8 @@ static void load_capped_mvq(ct_ocl_device *dev, const char *fn, const char *prel
     char had_msg[512];
     snprintf(had_msg, sizeof had_msg, "%s", ct_last_error());
     ct_ocl_program_origin origin;
-    if (load_program(dev, fn, "mvq", "the mat-vec kernels' program", capped, srcs, lens, 3, &dev->program_mvq,
-                     &origin) != CT_OK) {
+    if (load_program(dev, fn, "mvq", "the mat-vec kernels' program", "ct_mul_mvq", capped, srcs, lens, 3,
+                     &dev->program_mvq, &origin) != CT_OK) {
         ct_log(CT_LOG_WARN, "opencl: %s; the ct_mul_mvq kernels come from the kernel library", ct_last_error());
         dev->program_mvq = NULL;
         if (had == CT_OK) ct_clear_error();
@@ -412,7 +587,7 @@ ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
 
     const char *srcs[2] = {prelude, ct_ocl_kernels_source};
     const size_t lens[2] = {strlen(prelude), ct_ocl_kernels_source_len};
-    ct_status st = load_program(dev, fn, "lib", "the kernel library", options, srcs, lens, 2, &dev->program,
+    ct_status st = load_program(dev, fn, "lib", "the kernel library", "", options, srcs, lens, 2, &dev->program,
                                 &dev->program_origin);
     if (st != CT_OK) return st;
     dev->program_builds++;

@@ -230,6 +230,8 @@ typedef struct ct_ocl_buffer {
 /* buffer.c: fills dev->buft and dev->buft_mapped. */
 void ct_ocl_buffer_types_init(ct_ocl_device *dev);
 bool ct_ocl_is_own_buft(const ct_ocl_device *dev, const ct_buffer_type *buft);
+/* The flags of every device-memory cl_mem of dev (buffers, work memory, the error flag). */
+cl_mem_flags ct_ocl_device_mem_flags(const ct_ocl_device *dev);
 ct_status ct_ocl_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size, size_t max_tensor_size,
                                       ct_buffer **buffer);
 /* The first view wholly containing [data, data + nbytes), or NULL (SPEC §5.6 step 5). */
@@ -346,6 +348,16 @@ const char *ct_ocl_error_name(cl_int err);
  * it in the error (a tensor straddling views of a mapped buffer). */
 ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const char *role, cl_mem *mem,
                             cl_ulong *offset);
+/* The bits to judge the alignment of t's first byte from, as kernels see it (only the
+ * low bits matter; every encoder and supported() test takes alignment from here, never
+ * from the offset in the view: a buffer over caller memory may start at any address).
+ * For a tensor not yet in one of dev's buffers, its view offset (buffers place roots
+ * at their alignment); compute asks again once it is placed. */
+cl_ulong ct_ocl_addr_bits(const ct_ocl_device *dev, const ct_tensor *t);
+/* t's first byte, as kernels see it, is a multiple of a (a power of two). */
+static inline bool ct_ocl_start_aligned(const ct_ocl_device *dev, const ct_tensor *t, size_t a) {
+    return ct_ocl_addr_bits(dev, t) % a == 0;
+}
 
 /* An argument for the kernel's next launch (traced; the driver sees it at submit). */
 ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);

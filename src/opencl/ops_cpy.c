@@ -28,17 +28,13 @@ enum {
 };
 
 static ct_status encode_flat(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *dst, size_t bytes) {
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status st;
-    if ((st = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return st;
-    if ((st = ct_ocl_tensor_mem(be, dst, "dst", &mem, &d_offs)) != CT_OK) return st;
+    const cl_ulong s_addr = ct_ocl_addr_bits(be->dev, src), d_addr = ct_ocl_addr_bits(be->dev, dst);
     const size_t zero[4] = {0, 0, 0, 0};
     args g = {be, CT_OCL_K_CPY_FLAT, 0, CT_OK};
     arg_tensor(&g, src, "src0");
     arg_tensor(&g, dst, "dst");
     arg_u64(&g, bytes);
-    arg_u32(&g, ct_ocl_alignment(s_offs | d_offs, zero, 16));
+    arg_u32(&g, ct_ocl_alignment(s_addr | d_addr, zero, 16));
     const unsigned nper = CPY_FLAT_U;
     arg_u32(&g, nper);
     if (g.st != CT_OK) return g.st;
@@ -52,11 +48,7 @@ static ct_status encode_flat(ct_ocl_backend *be, const ct_tensor *src, ct_tensor
 
 /* Float to float or dequantizing, both contiguous: ct_cpy_contig (kernels/cpy.cl). */
 static ct_status encode_contig(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *dst, int64_t n_el) {
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status st;
-    if ((st = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return st;
-    if ((st = ct_ocl_tensor_mem(be, dst, "dst", &mem, &d_offs)) != CT_OK) return st;
+    const cl_ulong s_addr = ct_ocl_addr_bits(be->dev, src), d_addr = ct_ocl_addr_bits(be->dev, dst);
     const ct_type stp = src->type, dtp = dst->type;
     int mode;
     int64_t n;
@@ -81,8 +73,8 @@ static ct_status encode_contig(ct_ocl_backend *be, const ct_tensor *src, ct_tens
     arg_i32(&g, (int)dtp);
     arg_u32(&g, bs);
     arg_u32(&g, bbytes);
-    arg_u32(&g, ct_ocl_alignment(s_offs, zero, 16));
-    arg_u32(&g, ct_ocl_alignment(d_offs, zero, 16));
+    arg_u32(&g, ct_ocl_alignment(s_addr, zero, 16));
+    arg_u32(&g, ct_ocl_alignment(d_addr, zero, 16));
     if (g.st != CT_OK) return g.st;
     const size_t wg = ct_ocl_clamp_wg(be, g.kid, CPY_CONTIG_WG);
     const size_t local[3] = {wg, 1, 1};
@@ -146,12 +138,9 @@ static ct_status try_tile(ct_ocl_backend *be, const ct_tensor *src, ct_tensor *d
     if (!ct_ocl_kernel_available(be->dev, kid) || ct_ocl_clamp_wg(be, kid, 256) < 256 ||
         be->dev->max_work_item_sizes[1] < 8)
         return CT_OK;
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status st2;
-    if ((st2 = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return st2;
-    if ((st2 = ct_ocl_tensor_mem(be, dst, "dst", &mem, &d_offs)) != CT_OK) return st2;
-    if (ct_ocl_alignment(s_offs, src->nb, ses) < ses || d_offs % des != 0) return CT_OK;
+    if (ct_ocl_alignment(ct_ocl_addr_bits(be->dev, src), src->nb, ses) < ses ||
+        !ct_ocl_start_aligned(be->dev, dst, des))
+        return CT_OK;
 
     const size_t ntx = ((size_t)src->ne[0] + 31) / 32, nty = ((size_t)src->ne[1] + 31) / 32;
     const size_t dnb1 = (size_t)src->ne[0] * des, dnb2 = dnb1 * (size_t)src->ne[1], dnb3 = dnb2 * (size_t)src->ne[2];
@@ -240,11 +229,7 @@ ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
         ts = (unsigned)bs; /* DEQ reads the source's block size from ts */
     }
 
-    cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status status;
-    if ((status = ct_ocl_tensor_mem(be, src, "src0", &mem, &s_offs)) != CT_OK) return status;
-    if ((status = ct_ocl_tensor_mem(be, node, "dst", &mem, &d_offs)) != CT_OK) return status;
+    const cl_ulong s_addr = ct_ocl_addr_bits(be->dev, src), d_addr = ct_ocl_addr_bits(be->dev, node);
 
     const int64_t nk = src->ne[0] / q;
     args g = {be, CT_OCL_K_CPY, 0, CT_OK};
@@ -278,8 +263,8 @@ ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node) {
     arg_i64(&g, nk);
     arg_i64(&g, nseg);
     arg_i64(&g, seglen);
-    arg_u32(&g, ct_ocl_alignment(s_offs, src->nb, 8));
-    arg_u32(&g, ct_ocl_alignment(d_offs, node->nb, 8));
+    arg_u32(&g, ct_ocl_alignment(s_addr, src->nb, 8));
+    arg_u32(&g, ct_ocl_alignment(d_addr, node->nb, 8));
     if (g.st != CT_OK) return g.st;
 
     const size_t local[3] = {nth, nrptg, 1};

@@ -208,11 +208,6 @@ ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node) {
         if (st != CT_OK || done) return st;
     }
 
-    cl_mem mem;
-    cl_ulong a_offs, d_offs;
-    if ((st = ct_ocl_tensor_mem(be, a, "src0", &mem, &a_offs)) != CT_OK) return st;
-    if ((st = ct_ocl_tensor_mem(be, node, "dst", &mem, &d_offs)) != CT_OK) return st;
-
     args g = {be, kernel_for(a->type), 0, CT_OK};
     arg_tensor(&g, a, "src0");
     arg_tensor(&g, b, "src1");
@@ -223,8 +218,8 @@ ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node) {
     for (int k = 0; k < 4; k++) arg_u64(&g, a->nb[k]);
     for (int k = 0; k < 3; k++) arg_u64(&g, b->nb[k]);
     for (int k = 0; k < 4; k++) arg_u64(&g, node->nb[k]);
-    arg_i32(&g, ct_ocl_alignment(a_offs, a->nb, 4) >= 4);
-    arg_i32(&g, ct_ocl_alignment(d_offs, node->nb, 4) >= 4);
+    arg_i32(&g, ct_ocl_alignment(ct_ocl_addr_bits(be->dev, a), a->nb, 4) >= 4);
+    arg_i32(&g, ct_ocl_alignment(ct_ocl_addr_bits(be->dev, node), node->nb, 4) >= 4);
     arg_flag(&g);
     if (g.st != CT_OK) return g.st;
 

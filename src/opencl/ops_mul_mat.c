@@ -86,14 +86,10 @@ static bool mm128_usable(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
     return local >= MM128_LOCAL_FLOATS * sizeof(float);
 }
 
-/* The tensor's bytes start at a multiple of a within its buffer (allocations are
- * aligned far more; a view adds its offset). */
-static bool start_aligned(const ct_tensor *t, size_t a) { return !t->view_src || t->view_offs % a == 0; }
-
-static bool strides_aligned(const ct_tensor *t, int from, size_t a) {
+static bool strides_aligned(const ct_ocl_device *dev, const ct_tensor *t, int from, size_t a) {
     for (int i = from; i < CT_MAX_DIMS; i++)
         if (t->nb[i] % a != 0) return false;
-    return start_aligned(t, a);
+    return ct_ocl_start_aligned(dev, t, a);
 }
 
 bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
@@ -116,8 +112,8 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     if (op->ne[0] != a->ne[1] || op->ne[1] != b->ne[1] || op->ne[2] != b->ne[2] || op->ne[3] != b->ne[3])
         return false;
     /* loads: src0 by blocks (2-byte fields; F32 by 4), src1 and dst by float */
-    return op->nb[0] == sizeof(float) && strides_aligned(op, 1, 4) && strides_aligned(b, 0, 4) &&
-           strides_aligned(a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
+    return op->nb[0] == sizeof(float) && strides_aligned(dev, op, 1, 4) && strides_aligned(dev, b, 0, 4) &&
+           strides_aligned(dev, a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
 }
 
 /* A mat-vec work-group of `total` items as local rows of the fewest items (a power of two,
@@ -164,7 +160,7 @@ static bool mvq_applies(const ct_ocl_backend *be, const ct_tensor *a, const mm_k
     /* the kernel's byte offsets within a row are int */
     size_t row_bytes;
     return a->ne[0] > 0 && a->ne[0] % MVQ_UNIT == 0 && ct_row_size(a->type, a->ne[0], &row_bytes) == CT_OK &&
-           row_bytes <= INT_MAX && strides_aligned(a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
+           row_bytes <= INT_MAX && strides_aligned(be->dev, a, 1, a->type == CT_TYPE_Q6_K ? 2 : 4);
 }
 
 /* src1 into 8-bit blocks in the work buffer, then the integer-dot mat-vec. */

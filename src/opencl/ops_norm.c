@@ -18,12 +18,10 @@ static ct_ocl_kernel_id kernel_for(ct_op op) {
     }
 }
 
-static bool start_aligned(const ct_tensor *t, size_t a) { return !t->view_src || t->view_offs % a == 0; }
-
-static bool strides_aligned(const ct_tensor *t) {
+static bool strides_aligned(const ct_ocl_device *dev, const ct_tensor *t) {
     for (int i = 0; i < CT_MAX_DIMS; i++)
         if (t->nb[i] % sizeof(float) != 0) return false;
-    return start_aligned(t, sizeof(float));
+    return ct_ocl_start_aligned(dev, t, sizeof(float));
 }
 
 bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op) {
@@ -36,7 +34,7 @@ bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     for (int i = 0; i < CT_MAX_DIMS; i++)
         if (a->ne[i] < 0 || a->ne[i] > INT_MAX) return false;
     if (ct_nrows(a) > INT_MAX) return false;
-    return strides_aligned(a) && strides_aligned(op);
+    return strides_aligned(dev, a) && strides_aligned(dev, op);
 }
 
 /* (nx, ny): 32 work-items per row for rows up to 64, else ROWS_WG; ny rows fill the

@@ -23,9 +23,10 @@ static inline void ct_ocl_rows_wg(size_t nk, size_t max, size_t max_y, size_t *n
     *nrptg_out = nrptg;
 }
 
-/* The largest power of two up to cap that divides offs and every stride of t. */
-static inline unsigned ct_ocl_alignment(cl_ulong offs, const size_t nb[4], unsigned cap) {
-    cl_ulong bits = offs | nb[0] | nb[1] | nb[2] | nb[3];
+/* The largest power of two up to cap that divides addr (ct_ocl_addr_bits of a tensor, or
+ * several or-ed) and every stride of t. */
+static inline unsigned ct_ocl_alignment(cl_ulong addr, const size_t nb[4], unsigned cap) {
+    cl_ulong bits = addr | nb[0] | nb[1] | nb[2] | nb[3];
     unsigned a = 1;
     while (a < cap && (bits & a) == 0) a *= 2;
     return a;
@@ -147,9 +148,10 @@ ct_status ct_ocl_try_rows4(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *d
 /* ct_quant_rows_<dst type>: F32, F16 or BF16 into Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 or IQ4_NL. */
 ct_status ct_ocl_try_quant_rows(ct_ocl_backend *be, const ct_ocl_rows_job *j, bool *done);
 
-/* The largest power of two up to cap dividing offs and every stride whose extent exceeds 1. */
-static inline unsigned ct_ocl_rows_align(cl_ulong offs, const size_t nb[3], const int64_t ne[3], unsigned cap) {
-    cl_ulong bits = offs;
+/* The largest power of two up to cap dividing addr (ct_ocl_addr_bits) and every stride whose
+ * extent exceeds 1. */
+static inline unsigned ct_ocl_rows_align(cl_ulong addr, const size_t nb[3], const int64_t ne[3], unsigned cap) {
+    cl_ulong bits = addr;
     for (int k = 0; k < 3; k++)
         if (ne[k] > 1) bits |= nb[k];
     unsigned a = 1;
@@ -158,18 +160,18 @@ static inline unsigned ct_ocl_rows_align(cl_ulong offs, const size_t nb[3], cons
 }
 
 /* The alignments (powers of two up to 16) of every source and destination row of the
- * job in its buffer; extra_src bits are or-ed into the source's (a row length, say). */
+ * job as kernels see it; extra_src bits are or-ed into the source's (a row length, say). */
 static inline ct_status ct_ocl_rows_job_align(ct_ocl_backend *be, const ct_ocl_rows_job *j, cl_ulong extra_src,
                                               unsigned *src_align, unsigned *dst_align) {
     cl_mem mem;
-    cl_ulong s_offs, d_offs;
-    ct_status st = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &s_offs);
-    if (st == CT_OK) st = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &d_offs);
+    cl_ulong offs;
+    ct_status st = ct_ocl_tensor_mem(be, j->src, "src0", &mem, &offs); /* in a view of a buffer of ours */
+    if (st == CT_OK) st = ct_ocl_tensor_mem(be, j->dst, "dst", &mem, &offs);
     if (st != CT_OK) return st;
     const int64_t sn[3] = {j->mode == CT_OCL_ROWS_GET ? j->lim : j->n1, j->n2, j->n3};
     const int64_t dn[3] = {j->mode == CT_OCL_ROWS_SET ? j->lim : j->n1, j->n2, j->n3};
-    *src_align = ct_ocl_rows_align(s_offs | extra_src, j->snb, sn, 16);
-    *dst_align = ct_ocl_rows_align(d_offs, j->dnb, dn, 16);
+    *src_align = ct_ocl_rows_align(ct_ocl_addr_bits(be->dev, j->src) | extra_src, j->snb, sn, 16);
+    *dst_align = ct_ocl_rows_align(ct_ocl_addr_bits(be->dev, j->dst), j->dnb, dn, 16);
     return CT_OK;
 }
 

@@ -131,10 +131,6 @@ ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node) {
         if (st != CT_OK || done) return st;
     }
 
-    cl_mem mem;
-    cl_ulong b_offs, d_offs;
-    if ((st = ct_ocl_tensor_mem(be, b, "src0", &mem, &b_offs)) != CT_OK) return st;
-    if ((st = ct_ocl_tensor_mem(be, node, "dst", &mem, &d_offs)) != CT_OK) return st;
     const unsigned es_src = (unsigned)ct_type_size(b->type);
     const size_t ts_dst = ct_type_size(node->type);
     const unsigned es_dst = ct_type_block_size(node->type) == 1 ? (unsigned)ts_dst : 1u;
@@ -154,8 +150,8 @@ ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node) {
     arg_i64(&g, node->ne[1]);
     arg_i32(&g, c->type == CT_TYPE_I64);
     arg_i32(&g, b->type == CT_TYPE_F16);
-    arg_i32(&g, ct_ocl_alignment(b_offs, b->nb, es_src) >= es_src);
-    arg_i32(&g, ct_ocl_alignment(d_offs, node->nb, es_dst) >= es_dst);
+    arg_i32(&g, ct_ocl_alignment(ct_ocl_addr_bits(be->dev, b), b->nb, es_src) >= es_src);
+    arg_i32(&g, ct_ocl_alignment(ct_ocl_addr_bits(be->dev, node), node->nb, es_dst) >= es_dst);
     arg_flag(&g);
     if (g.st != CT_OK) return g.st;
 

@@ -6,12 +6,10 @@
 
 enum { ROWS_WG = 256 };
 
-static bool start_aligned(const ct_tensor *t, size_t a) { return !t->view_src || t->view_offs % a == 0; }
-
-static bool strides_aligned(const ct_tensor *t) {
+static bool strides_aligned(const ct_ocl_device *dev, const ct_tensor *t) {
     for (int i = 0; i < CT_MAX_DIMS; i++)
         if (t->nb[i] % sizeof(float) != 0) return false;
-    return start_aligned(t, sizeof(float));
+    return ct_ocl_start_aligned(dev, t, sizeof(float));
 }
 
 bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
@@ -24,7 +22,7 @@ bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     for (int i = 0; i < CT_MAX_DIMS; i++)
         if (a->ne[i] < 0 || a->ne[i] > INT_MAX) return false;
     if (ct_nrows(a) > INT_MAX) return false;
-    return strides_aligned(a) && strides_aligned(op);
+    return strides_aligned(dev, a) && strides_aligned(dev, op);
 }
 
 ct_status ct_ocl_encode_sum_rows(ct_ocl_backend *be, ct_tensor *node) {

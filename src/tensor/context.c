@@ -79,8 +79,10 @@ ct_tensor *ct_context_next_tensor(const ct_context *ctx, const ct_tensor *tensor
     if (tensor == NULL) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_context_next_tensor: tensor is NULL");
     uintptr_t p = (uintptr_t)tensor, base = (uintptr_t)ctx->mem;
     if (ctx->mem == NULL || p < base || p - base >= ctx->used) {
-        return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_context_next_tensor: %s is not a tensor of this context",
-                            ct_tensor_label(tensor, "tensor").s);
+        /* only the address: what lies at a foreign pointer may be no tensor, or not ours to read */
+        return CT_FAIL_NULL(CT_INVALID_ARGUMENT,
+                            "ct_context_next_tensor: tensor %p is not a tensor of this context (arena %p, %zu bytes "
+                            "used)", (const void *)tensor, (void *)ctx->mem, ctx->used);
     }
     const ct_tensor_obj *obj = (const ct_tensor_obj *)tensor;
     return obj->next ? &obj->next->tensor : NULL;

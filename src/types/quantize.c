@@ -188,8 +188,8 @@ static inline void iq4nl_best_index(const float *a, uint8_t *L) {
 
 /* quantize_row_iq4_nl_impl with one 32-block, weights x^2 and ntry = -1 (no scale
  * search). With max |x| >= 1e-15 the largest element alone adds x^2*127^2 >= 1.6e-26
- * to sumq2, so sumq2 > 0 unless the input holds NaN or inf; those reach sumqx/sumq2
- * exactly as in ggml. */
+ * to sumq2, so sumq2 > 0 unless an element is NaN (then sumq2 is NaN and d = 0, as in
+ * ggml; docs/QUANTIZATION.md). */
 void ct_quantize_iq4_nl_portable(const float *restrict x, void *restrict vy, int64_t n) {
     block_iq4_nl *y = vy;
     const int64_t nb = n / CT_QK4_NL;
@@ -224,8 +224,9 @@ void ct_quantize_iq4_nl_portable(const float *restrict x, void *restrict vy, int
             sumqx += wqx;
             sumq2 += wqq;
         }
-        const float d = sumqx / sumq2;
-        /* The sign of a NaN from inf/NaN input depends on the CPU's NaN rules and on
+        /* ggml's `sumq2 > 0 ? sumqx/sumq2 : 0`: a NaN element makes sumq2 NaN and d +0 */
+        const float d = sumq2 > 0.0f ? sumqx / sumq2 : 0.0f;
+        /* The sign of a NaN d (inf or huge input) depends on the CPU's NaN rules and on
          * operand order: one canonical NaN makes the block the same everywhere. */
         y[i].d = d != d ? CT_IQ4_NL_NAN_SCALE : ct_fp32_to_fp16_inline(d);
         for (int j = 0; j < CT_QK4_NL / 2; j++) {

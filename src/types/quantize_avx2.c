@@ -480,7 +480,9 @@ AVX2 static inline void iq4_nl_finish(const float *restrict x, uint8_t *restrict
         _mm_storeu_si128((__m128i *)(void *)(y + (size_t)b * BS + 2), _mm256_castsi256_si128(o[b]));
         _mm_storeu_si128((__m128i *)(void *)(y + (size_t)(b + 4) * BS + 2), _mm256_extracti128_si256(o[b], 1));
     }
-    const __m256 d = _mm256_div_ps(h->sumqx, h->sumq2);
+    /* ggml's `sumq2 > 0 ? sumqx/sumq2 : 0` (NaN blocks are special and never get here) */
+    const __m256 d = _mm256_and_ps(_mm256_div_ps(h->sumqx, h->sumq2),
+                                   _mm256_cmp_ps(h->sumq2, _mm256_setzero_ps(), _CMP_GT_OQ));
     __m128i dh = _mm256_cvtps_ph(d, _MM_FROUND_TO_NEAREST_INT);
     /* a NaN d (huge finite x overflows the products) is stored as the canonical NaN */
     const __m256i dnan = _mm256_castps_si256(_mm256_cmp_ps(d, d, _CMP_UNORD_Q));

@@ -130,7 +130,7 @@ _Static_assert(sizeof(block_tq2_0) == 66, "block_tq2_0 size");
 
 /* -127, -104, ..., 113 (SPEC.md §3.5) */
 extern const int8_t ct_kvalues_iq4nl[16];
-/* The fp16 scale stored for an IQ4_NL block whose d is NaN (inf or NaN input):
+/* The fp16 scale stored for an IQ4_NL block whose d is NaN (inf or huge finite input):
  * positive and quiet, whatever sign the arithmetic produced. */
 #define CT_IQ4_NL_NAN_SCALE ((ct_fp16)0x7E00)
 

@@ -229,6 +229,33 @@ class CtOps(unittest.TestCase):
             self.assertEqual(rc, 0, args)
             self.assertIn("usage: ct-ops", out)
 
+    def test_bad_values(self):
+        # each a usage error (2) with a message naming the option and the value, before anything runs
+        cases = ((("test", "-t", "600"), "bad thread count '600'"),
+                 (("test", "-t", "513"), "n_threads=513 is outside [1, 512]"),
+                 (("perf", "-t", "600"), "bad thread count '600'"),
+                 (("test", "-t", "0"), "bad thread count '0'"),
+                 (("test", "-t", " -1"), "bad thread count ' -1'"),
+                 (("test", "-t", "99999999999"), "bad thread count '99999999999'"),
+                 (("test", "-o", ""), "option -o '' names no op"),
+                 (("test", "-o", ",,,"), "option -o ',,,' names no op"),
+                 (("support", "-o", ","), "option -o ',' names no op"),
+                 (("test", "--seed", " -1"), "bad seed ' -1'"),
+                 (("test", "--seed", "99999999999999999999"), "bad seed"),
+                 (("perf", "--size-scale", "0"), "bad --size-scale '0'"),
+                 (("perf", "--size-scale", "nan"), "bad --size-scale 'nan'"),
+                 (("perf", "--min-time", "nan"), "bad --min-time 'nan'"),
+                 (("perf", "--min-time", "-1"), "bad --min-time '-1'"),
+                 (("perf", "--min-time", "1e400"), "bad --min-time '1e400'"))
+        for args, msg in cases:
+            rc, out, err = run(*args, "-b", "CPU")
+            self.assertEqual(rc, 2, (args, out[-300:], err))
+            self.assertIn(msg, err, args)
+            self.assertEqual(out, "", args)  # refused before any case ran
+        # the largest accepted count still runs
+        rc, out, err = run("test", "-t", "512", "-b", "CPU", "-o", "SUM_ROWS")
+        self.assertEqual(rc, 0, out + err)
+
     def test_unknown_device(self):
         for cmd in ("test", "support", "perf"):
             rc, out, err = run(cmd, "-b", "NoSuchDevice")

@@ -280,7 +280,11 @@ ct_backend *cto_backend_new(const cto_opts *o, ct_device *dev) {
         fprintf(stderr, "ct-ops: cannot start a backend on %s: %s\n", ct_device_name(dev), ct_last_error());
         return NULL;
     }
-    if (o->n_threads > 0 && ct_backend_is_cpu(be)) ct_backend_cpu_set_n_threads(be, o->n_threads);
+    if (o->n_threads > 0 && ct_backend_is_cpu(be) && ct_backend_cpu_set_n_threads(be, o->n_threads) != CT_OK) {
+        fprintf(stderr, "ct-ops: %s: %s\n", ct_device_name(dev), ct_last_error());
+        ct_backend_free(be);
+        return NULL;
+    }
     return be;
 }
 

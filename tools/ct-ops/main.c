@@ -2,6 +2,7 @@
 #include "ct_ops.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,7 +100,7 @@ static bool parse_double(const char *s, double *v) {
 static bool parse_u64(const char *s, uint64_t *v) {
     char *end;
     errno = 0;
-    if (*s == '-') return false;
+    if (*s < '0' || *s > '9') return false; /* strtoull would take " -1" as 2^64 - 1 */
     *v = strtoull(s, &end, 0);
     return errno == 0 && end != s && *end == '\0';
 }
@@ -161,12 +162,15 @@ int main(int argc, char **argv) {
                 char *copy = op_buf + op_used;
                 memcpy(copy, val, len + 1);
                 op_used += len + 1;
+                const int n_before = o.n_ops;
                 for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
                     cto_kind k;
                     if (!cto_kind_from_name(tok, &k)) return usage_error("unknown op '%s'", tok);
                     if (o.n_ops >= 32) return usage_error("too many ops in %s", "-o");
                     o.ops[o.n_ops++] = tok;
                 }
+                /* no op at all would select every op, the opposite of a filter */
+                if (o.n_ops == n_before) return usage_error("option -o '%s' names no op", val);
             } else if (!strcmp(a, "-b")) {
                 need = F_DEV;
                 o.device = val;
@@ -180,7 +184,7 @@ int main(int argc, char **argv) {
             } else if (!strcmp(a, "-t")) {
                 uint64_t t;
                 need = F_THREADS;
-                if (!parse_u64(val, &t) || t < 1 || t > 1024) return usage_error("bad thread count '%s'", val);
+                if (!parse_u64(val, &t) || t < 1 || t > INT_MAX) return usage_error("bad thread count '%s'", val);
                 o.n_threads = (int)t;
             } else if (!strcmp(a, "--size-scale")) {
                 need = F_PERF;
@@ -197,6 +201,17 @@ int main(int argc, char **argv) {
         if (!(cmd->flags & need)) {
             fprintf(stderr, "ct-ops: option %s does not apply to '%s'\n(see ct-ops %s --help)\n", a, cmd->name,
                     cmd->name);
+            return CTO_EXIT_USAGE;
+        }
+    }
+    if (o.n_threads > 0) {
+        /* the CPU backend's own limit decides, so a count it refuses is a usage error, not ignored */
+        ct_backend *be = NULL;
+        ct_status st = ct_backend_init_by_name("CPU", NULL, &be);
+        if (st == CT_OK) st = ct_backend_cpu_set_n_threads(be, o.n_threads);
+        ct_backend_free(be);
+        if (st != CT_OK) {
+            fprintf(stderr, "ct-ops: bad thread count '%d': %s\n(see ct-ops --help)\n", o.n_threads, ct_last_error());
             return CTO_EXIT_USAGE;
         }
     }

@@ -1042,7 +1042,8 @@ void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
         sumqx = sumqx + wqx;
         sumq2 = sumq2 + wqq;
     }
-    const float d = ct_xdiv(sumqx, sumq2);
+    /* the reference's `sumq2 > 0 ? sumqx/sumq2 : 0`: a NaN element gives d = +0 */
+    const float d = sumq2 > 0.0f ? ct_xdiv(sumqx, sumq2) : 0.0f;
     /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */
     ct_st_u16(y, isnan(d) ? (ushort)0x7E00 : ct_float_to_half(d));
     for (int j = 0; j < 16; j++) y[2 + j] = (uchar)(L[j] | (L[j + 16] << 4));
@@ -1342,7 +1343,8 @@ void ct_qt_fin_iq4_nl##SFX(AS uchar *y, __local const float2 *aux, float4 s, uin
             sumqx = sumqx + aux[j].x;                                                                                  \
             sumq2 = sumq2 + aux[j].y;                                                                                  \
         }                                                                                                              \
-        const float d = ct_xdiv(sumqx, sumq2);                                                                         \
+        /* the reference's `sumq2 > 0 ? sumqx/sumq2 : 0`: a NaN element gives d = +0 */                               \
+        const float d = sumq2 > 0.0f ? ct_xdiv(sumqx, sumq2) : 0.0f;                                                   \
         /* NaN scales are the one canonical NaN 0x7E00, as on the CPU (quantize.c) */                                  \
         h = isnan(d) ? (ushort)0x7E00 : ct_float_to_half(d);                                                           \
     }                                                                                                                  \
