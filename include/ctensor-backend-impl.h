@@ -19,7 +19,7 @@
 extern "C" {
 #endif
 
-#define CT_BACKEND_API_VERSION 1
+#define CT_BACKEND_API_VERSION 2 /* 2: ct_backend_i's async transfer entries */
 
 /* ---- buffer type --------------------------------------------------------- */
 
@@ -119,9 +119,13 @@ typedef void (*ct_backend_reg_release_fn)(ct_backend_reg *reg);
 typedef struct ct_backend_i {
     const char *(*get_name)(const ct_backend *backend);
     void (*free)(ct_backend *backend);                         /* frees context and the struct */
-    ct_status (*synchronize)(ct_backend *backend);            /* optional */
+    ct_status (*synchronize)(ct_backend *backend);            /* optional: required with the async entries */
     ct_status (*graph_compute)(ct_backend *backend, ct_graph *graph);
     void (*set_abort_callback)(ct_backend *backend, ct_abort_callback callback, void *user_data);
+    /* optional (NULL: the wrapper synchronizes, then calls the buffer's blocking entry);
+     * size > 0, the tensor in a buffer the device supports; may return before done */
+    ct_status (*set_tensor_async)(ct_backend *backend, ct_tensor *t, const void *data, size_t offset, size_t size);
+    ct_status (*get_tensor_async)(ct_backend *backend, const ct_tensor *t, void *data, size_t offset, size_t size);
 } ct_backend_i;
 
 struct ct_backend {

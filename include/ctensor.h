@@ -424,7 +424,8 @@ typedef enum ct_device_type {
 } ct_device_type;
 
 typedef struct ct_device_caps {
-    bool async;                /* asynchronous set/get and compute */
+    bool async;                /* ct_backend_tensor_set_async/get_async queue and return before the transfer is
+                                  done (else they are done when they return); compute is synchronous either way */
     bool host_buffer;          /* has a pinned host buffer type */
     bool buffer_from_host_ptr; /* ct_device_buffer_from_host_ptr works */
     bool events;
@@ -542,9 +543,33 @@ CT_API ct_device *ct_backend_get_device(const ct_backend *backend);
 CT_API ct_buffer_type *ct_backend_buffer_type(const ct_backend *backend);
 CT_API bool ct_backend_supports_op(const ct_backend *backend, const ct_tensor *op);
 /* Computes the nodes in order. Every node must be supported (else CT_UNSUPPORTED,
- * nothing computed) and allocated in buffers the device supports. Synchronous
- * unless the device has the async cap; then ct_backend_synchronize waits. */
+ * nothing computed) and allocated in buffers the device supports. Returns when the
+ * graph is computed, on every backend (OpenCL waits once, at its end), after the
+ * transfers queued before it on the same backend. */
 CT_API ct_status ct_backend_graph_compute(ct_backend *backend, ct_graph *graph);
+
+/* Asynchronous transfers on a backend's stream, ggml's set/get_tensor_async.
+ * Arguments as ct_tensor_set/ct_tensor_get (offset and size in bytes within
+ * ct_nbytes(t); the tensor or its view_src allocated in a buffer), checked the same
+ * way with the same messages; the buffer must also be one the backend's device uses
+ * (ct_device_supports_buft; else CT_UNSUPPORTED). A refused call touches nothing.
+ *   - Where the device has the async cap (OpenCL), the transfer is queued on the
+ *     backend's own in-order stream and the call returns before it is done: data must
+ *     stay valid and unmodified (set), or unread (get), until ct_backend_synchronize,
+ *     or a ct_backend_graph_compute, on the same backend returns. Elsewhere (CPU, REF)
+ *     the call waits for the backend's pending work and does the blocking transfer.
+ *   - In order with the backend's other transfers and computes: a set before a
+ *     compute is seen by it; a get after a compute reads its results.
+ *   - Not ordered with ct_tensor_set/get/memset/copy or other backends, which use
+ *     other streams (ggml's rule too): call ct_backend_synchronize before touching the
+ *     same bytes another way, and before freeing the buffer.
+ *   - Errors in queueing return here; errors in running a queued transfer return from
+ *     ct_backend_synchronize. ct_backend_free waits for what is queued. */
+CT_API ct_status ct_backend_tensor_set_async(ct_backend *backend, ct_tensor *t, const void *data, size_t offset,
+                                             size_t size);
+CT_API ct_status ct_backend_tensor_get_async(ct_backend *backend, const ct_tensor *t, void *data, size_t offset,
+                                             size_t size);
+/* Waits for everything queued on the backend (transfers; computes return done). */
 CT_API ct_status ct_backend_synchronize(ct_backend *backend);
 /* Checked between nodes. */
 CT_API void ct_backend_set_abort_callback(ct_backend *backend, ct_abort_callback callback, void *user_data);

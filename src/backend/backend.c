@@ -32,6 +32,54 @@ ct_status ct_backend_synchronize(ct_backend *backend) {
     return backend->iface.synchronize ? backend->iface.synchronize(backend) : CT_OK;
 }
 
+/* The checks of ct_tensor_set/get, and the device must use the tensor's buffer: an
+ * async transfer runs on the backend's stream, which reaches only its device's memory. */
+static ct_status check_async(const char *fn, const ct_backend *backend, const ct_tensor *t, bool have_data,
+                             size_t offset, size_t size, ct_buffer **buf) {
+    *buf = NULL;
+    if (!backend) return ct_fail(CT_INVALID_ARGUMENT, "%s: backend is NULL", fn);
+    ct_status st = ct_check_transfer(fn, t, have_data, offset, size, buf);
+    if (st != CT_OK || !*buf) return st;
+    const ct_device *dev = backend->device;
+    if (!ct_device_supports_buft(dev, (*buf)->buft)) {
+        ct_fail(CT_UNSUPPORTED, "%s: tensor '%s' is in a buffer of type %s, which device %s cannot use", fn,
+                ct_backend_tensor_name(t), ct_buft_label((*buf)->buft), dev->iface.get_name(dev));
+        *buf = NULL;
+        return CT_UNSUPPORTED;
+    }
+    return CT_OK;
+}
+
+/* Without an async entry: the backend's pending work first (in order), then the
+ * buffer's blocking transfer, as ggml_backend_tensor_set_async falls back. */
+ct_status ct_backend_tensor_set_async(ct_backend *backend, ct_tensor *t, const void *data, size_t offset,
+                                      size_t size) {
+    static const char fn[] = "ct_backend_tensor_set_async";
+    ct_buffer *b;
+    ct_status st = check_async(fn, backend, t, data != NULL, offset, size, &b);
+    if (st != CT_OK || !b) return st;
+    if (backend->iface.set_tensor_async) return backend->iface.set_tensor_async(backend, t, data, offset, size);
+    if (!b->iface.set_tensor) {
+        return ct_fail(CT_UNSUPPORTED, "%s: buffer type %s cannot write", fn, ct_buft_label(b->buft));
+    }
+    if (backend->iface.synchronize && (st = backend->iface.synchronize(backend)) != CT_OK) return st;
+    return b->iface.set_tensor(b, t, data, offset, size);
+}
+
+ct_status ct_backend_tensor_get_async(ct_backend *backend, const ct_tensor *t, void *data, size_t offset,
+                                      size_t size) {
+    static const char fn[] = "ct_backend_tensor_get_async";
+    ct_buffer *b;
+    ct_status st = check_async(fn, backend, t, data != NULL, offset, size, &b);
+    if (st != CT_OK || !b) return st;
+    if (backend->iface.get_tensor_async) return backend->iface.get_tensor_async(backend, t, data, offset, size);
+    if (!b->iface.get_tensor) {
+        return ct_fail(CT_UNSUPPORTED, "%s: buffer type %s cannot read", fn, ct_buft_label(b->buft));
+    }
+    if (backend->iface.synchronize && (st = backend->iface.synchronize(backend)) != CT_OK) return st;
+    return b->iface.get_tensor(b, t, data, offset, size);
+}
+
 void ct_backend_set_abort_callback(ct_backend *backend, ct_abort_callback callback, void *user_data) {
     if (!backend) {
         ct_fail(CT_INVALID_ARGUMENT, "ct_backend_set_abort_callback: backend is NULL");

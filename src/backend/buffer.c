@@ -164,10 +164,8 @@ ct_status ct_buffer_init_view(ct_tensor *view) {
     return CT_OK;
 }
 
-/* The checks every transfer shares. Returns CT_OK with *buf set, or a status;
- * *buf stays NULL for a zero-size transfer, which does nothing. */
-static ct_status check_transfer(const char *fn, const ct_tensor *t, bool have_data, size_t offset, size_t size,
-                                ct_buffer **buf) {
+ct_status ct_check_transfer(const char *fn, const ct_tensor *t, bool have_data, size_t offset, size_t size,
+                            ct_buffer **buf) {
     *buf = NULL;
     if (!t) return ct_fail(CT_INVALID_ARGUMENT, "%s: tensor is NULL", fn);
     if (size == 0) return CT_OK;
@@ -202,7 +200,7 @@ static ct_status check_transfer(const char *fn, const ct_tensor *t, bool have_da
 
 ct_status ct_tensor_set(ct_tensor *t, const void *data, size_t offset, size_t size) {
     ct_buffer *b;
-    ct_status st = check_transfer("ct_tensor_set", t, data != NULL, offset, size, &b);
+    ct_status st = ct_check_transfer("ct_tensor_set", t, data != NULL, offset, size, &b);
     if (st != CT_OK || !b) return st;
     if (!b->iface.set_tensor) {
         return ct_fail(CT_UNSUPPORTED, "ct_tensor_set: buffer type %s cannot write", ct_buft_label(b->buft));
@@ -212,7 +210,7 @@ ct_status ct_tensor_set(ct_tensor *t, const void *data, size_t offset, size_t si
 
 ct_status ct_tensor_get(const ct_tensor *t, void *data, size_t offset, size_t size) {
     ct_buffer *b;
-    ct_status st = check_transfer("ct_tensor_get", t, data != NULL, offset, size, &b);
+    ct_status st = ct_check_transfer("ct_tensor_get", t, data != NULL, offset, size, &b);
     if (st != CT_OK || !b) return st;
     if (!b->iface.get_tensor) {
         return ct_fail(CT_UNSUPPORTED, "ct_tensor_get: buffer type %s cannot read", ct_buft_label(b->buft));
@@ -222,7 +220,7 @@ ct_status ct_tensor_get(const ct_tensor *t, void *data, size_t offset, size_t si
 
 ct_status ct_tensor_memset(ct_tensor *t, uint8_t value, size_t offset, size_t size) {
     ct_buffer *b;
-    ct_status st = check_transfer("ct_tensor_memset", t, true, offset, size, &b);
+    ct_status st = ct_check_transfer("ct_tensor_memset", t, true, offset, size, &b);
     if (st != CT_OK || !b) return st;
     if (!b->iface.memset_tensor) {
         return ct_fail(CT_UNSUPPORTED, "ct_tensor_memset: buffer type %s cannot memset", ct_buft_label(b->buft));
@@ -248,8 +246,8 @@ ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst) {
     }
     size_t n = ct_nbytes(src);
     ct_buffer *sb, *db;
-    ct_status st = check_transfer("ct_tensor_copy", src, true, 0, n, &sb);
-    if (st == CT_OK) st = check_transfer("ct_tensor_copy", dst, true, 0, n, &db);
+    ct_status st = ct_check_transfer("ct_tensor_copy", src, true, 0, n, &sb);
+    if (st == CT_OK) st = ct_check_transfer("ct_tensor_copy", dst, true, 0, n, &db);
     if (st != CT_OK || !sb) return st;
     /* Two buffers share an address space when they are one buffer or both hold real host
      * addresses (host buffers, wrapped caller memory, which two buffers may both wrap); a

@@ -297,6 +297,8 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
     const bool read_flag = be->flag_used && (st == CT_OK || st == CT_ABORTED);
     if (read_flag) err = clEnqueueReadBuffer(be->queue, be->error_flag, CL_TRUE, 0, sizeof flag, &flag, 0, NULL, NULL);
     else err = clFinish(be->queue);
+    be->n_waits++;
+    if (err == CL_SUCCESS) be->async_pending = false; /* the queue is in order: transfers before it are done */
     if (be->flag_used && (!read_flag || err != CL_SUCCESS || flag != 0)) be->flag_dirty = true;
     if (st != CT_OK && st != CT_ABORTED) return st;
     if (err != CL_SUCCESS) {
@@ -373,12 +375,53 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     return st;
 }
 
+/* Async transfers go on the backend's own in-order queue, not the device's transfer
+ * queue, so a compute on this backend sees them without a wait of its own
+ * (include/ctensor.h, ct_backend_tensor_set_async). */
+static ct_status be_set_tensor_async(ct_backend *backend, ct_tensor *t, const void *data, size_t offset,
+                                     size_t size) {
+    ct_ocl_backend *be = backend->context;
+    ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    unsigned n = 0;
+    ct_status st = ct_ocl_buffer_write_async("ct_backend_tensor_set_async", buf, be->queue, t, data, offset, size, &n);
+    be->n_async_queued += n;
+    if (n) be->async_pending = true;
+    return st;
+}
+
+static ct_status be_get_tensor_async(ct_backend *backend, const ct_tensor *t, void *data, size_t offset,
+                                     size_t size) {
+    ct_ocl_backend *be = backend->context;
+    ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    unsigned n = 0;
+    ct_status st = ct_ocl_buffer_read_async("ct_backend_tensor_get_async", buf, be->queue, t, data, offset, size, &n);
+    be->n_async_queued += n;
+    if (n) be->async_pending = true;
+    return st;
+}
+
+/* Computes wait at their end, so only async transfers can be outstanding. */
+static ct_status be_synchronize(ct_backend *backend) {
+    ct_ocl_backend *be = backend->context;
+    if (!be->async_pending) return CT_OK;
+    cl_int err = clFinish(be->queue);
+    be->n_waits++;
+    if (err != CL_SUCCESS) {
+        return ct_fail(CT_DEVICE_ERROR, "ct_backend_synchronize: %s: clFinish failed: %s (%d)", be->dev->name,
+                       ct_ocl_error_name(err), err);
+    }
+    be->async_pending = false;
+    return CT_OK;
+}
+
 static const ct_backend_i backend_iface = {
     .get_name = be_get_name,
     .free = be_free,
-    .synchronize = NULL,
+    .synchronize = be_synchronize,
     .graph_compute = be_graph_compute,
     .set_abort_callback = be_set_abort_callback,
+    .set_tensor_async = be_set_tensor_async,
+    .get_tensor_async = be_get_tensor_async,
 };
 
 /* Under the device lock: the program (built once), then this instance's kernels. */
@@ -489,7 +532,7 @@ static void dev_get_props(const ct_device *dev, ct_device_props *props) {
     props->description = dev_get_description(dev);
     props->type = dev_get_type(dev);
     dev_get_memory(dev, &props->memory_free, &props->memory_total);
-    props->caps = (ct_device_caps){.async = false, .host_buffer = false, .buffer_from_host_ptr = true, .events = false};
+    props->caps = (ct_device_caps){.async = true, .host_buffer = false, .buffer_from_host_ptr = true, .events = false};
 }
 
 static ct_buffer_type *dev_get_buffer_type(const ct_device *dev) { return &ct_ocl_device_of(dev)->buft; }

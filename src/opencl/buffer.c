@@ -74,12 +74,13 @@ static ct_status cl_error(const char *fn, const ct_buffer *buffer, const char *c
 }
 
 /* Writes, or fills with *value when data is NULL, [p, p + size) of the buffer's
- * address range. Every view overlapping the range gets its part, so that views
- * over the same caller bytes never disagree. */
-static ct_status write_range(const char *fn, ct_buffer *buffer, uintptr_t p, const void *data, const uint8_t *value,
-                             size_t size) {
+ * address range, on queue q (the device's transfer queue, or a backend's for an async
+ * write: then not blocking, and *n_queued counts the commands queued). Every view
+ * overlapping the range gets its part, so that views over the same caller bytes never
+ * disagree. A fill always waits. */
+static ct_status write_range_on(const char *fn, ct_buffer *buffer, cl_command_queue q, bool blocking, uintptr_t p,
+                                const void *data, const uint8_t *value, size_t size, unsigned *n_queued) {
     ct_ocl_buffer *b = buffer->context;
-    cl_command_queue q = b->dev->queue;
     uintptr_t end = p + size;
     for (size_t i = 0; i < b->n_views; i++) {
         const ct_ocl_view *v = &b->views[i];
@@ -88,9 +89,10 @@ static ct_status write_range(const char *fn, ct_buffer *buffer, uintptr_t p, con
         if (lo >= hi) continue;
         cl_int err;
         if (data) {
-            err = clEnqueueWriteBuffer(q, v->mem, CL_TRUE, lo - vs, hi - lo, (const char *)data + (lo - p), 0, NULL,
-                                       NULL);
+            err = clEnqueueWriteBuffer(q, v->mem, blocking ? CL_TRUE : CL_FALSE, lo - vs, hi - lo,
+                                       (const char *)data + (lo - p), 0, NULL, NULL);
             if (err != CL_SUCCESS) return cl_error(fn, buffer, "clEnqueueWriteBuffer", err);
+            if (n_queued) ++*n_queued;
         } else {
             cl_event ev = NULL;
             err = clEnqueueFillBuffer(q, v->mem, value, 1, lo - vs, hi - lo, 0, NULL, &ev);
@@ -104,7 +106,16 @@ static ct_status write_range(const char *fn, ct_buffer *buffer, uintptr_t p, con
     return CT_OK;
 }
 
-static ct_status read_range(const char *fn, ct_buffer *buffer, uintptr_t p, void *data, size_t size) {
+static ct_status write_range(const char *fn, ct_buffer *buffer, uintptr_t p, const void *data, const uint8_t *value,
+                             size_t size) {
+    ct_ocl_buffer *b = buffer->context;
+    return write_range_on(fn, buffer, b->dev->queue, true, p, data, value, size, NULL);
+}
+
+/* Reads [p, p + size), each byte from the first view holding it, on queue q (as
+ * write_range_on). */
+static ct_status read_range_on(const char *fn, ct_buffer *buffer, cl_command_queue q, bool blocking, uintptr_t p,
+                               void *data, size_t size, unsigned *n_queued) {
     ct_ocl_buffer *b = buffer->context;
     char *out = data;
     while (size > 0) {
@@ -116,13 +127,29 @@ static ct_status read_range(const char *fn, ct_buffer *buffer, uintptr_t p, void
         uintptr_t vs = (uintptr_t)v->data;
         size_t n = v->size - (p - vs);
         if (n > size) n = size;
-        cl_int err = clEnqueueReadBuffer(b->dev->queue, v->mem, CL_TRUE, p - vs, n, out, 0, NULL, NULL);
+        cl_int err = clEnqueueReadBuffer(q, v->mem, blocking ? CL_TRUE : CL_FALSE, p - vs, n, out, 0, NULL, NULL);
         if (err != CL_SUCCESS) return cl_error(fn, buffer, "clEnqueueReadBuffer", err);
+        if (n_queued) ++*n_queued;
         out += n;
         p += n;
         size -= n;
     }
     return CT_OK;
+}
+
+static ct_status read_range(const char *fn, ct_buffer *buffer, uintptr_t p, void *data, size_t size) {
+    ct_ocl_buffer *b = buffer->context;
+    return read_range_on(fn, buffer, b->dev->queue, true, p, data, size, NULL);
+}
+
+ct_status ct_ocl_buffer_write_async(const char *fn, ct_buffer *buffer, cl_command_queue q, const ct_tensor *t,
+                                    const void *data, size_t offset, size_t size, unsigned *n_queued) {
+    return write_range_on(fn, buffer, q, false, (uintptr_t)t->data + offset, data, NULL, size, n_queued);
+}
+
+ct_status ct_ocl_buffer_read_async(const char *fn, ct_buffer *buffer, cl_command_queue q, const ct_tensor *t,
+                                   void *data, size_t offset, size_t size, unsigned *n_queued) {
+    return read_range_on(fn, buffer, q, false, (uintptr_t)t->data + offset, data, size, n_queued);
 }
 
 /* ---- buffer interface ---------------------------------------------------------- */

@@ -234,6 +234,14 @@ bool ct_ocl_is_own_buft(const ct_ocl_device *dev, const ct_buffer_type *buft);
 cl_mem_flags ct_ocl_device_mem_flags(const ct_ocl_device *dev);
 ct_status ct_ocl_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size, size_t max_tensor_size,
                                       ct_buffer **buffer);
+/* Non-blocking write/read of [offset, offset + size) of t (in buffer, one of the
+ * device's) queued on q, a backend's queue: every overlapping view written, each byte
+ * read from the first view holding it, as the blocking transfers do. *n_queued is
+ * raised per command queued, also when a later one fails. fn names the public function. */
+ct_status ct_ocl_buffer_write_async(const char *fn, ct_buffer *buffer, cl_command_queue q, const ct_tensor *t,
+                                    const void *data, size_t offset, size_t size, unsigned *n_queued);
+ct_status ct_ocl_buffer_read_async(const char *fn, ct_buffer *buffer, cl_command_queue q, const ct_tensor *t,
+                                   void *data, size_t offset, size_t size, unsigned *n_queued);
 /* The first view wholly containing [data, data + nbytes), or NULL (SPEC §5.6 step 5). */
 const ct_ocl_view *ct_ocl_buffer_find_view(const ct_ocl_buffer *buf, const void *data, size_t nbytes);
 
@@ -304,6 +312,11 @@ struct ct_ocl_backend {
     /* Counts, for tests and the log: traces played command by command, command
      * buffers recorded, and replays of a recorded one. */
     uint64_t n_played, n_recorded, n_replayed;
+    /* Async transfers (ct_backend_tensor_set/get_async): commands queued on queue without
+     * waiting, and whether any was queued since the queue was last waited for. n_waits
+     * counts those waits (a compute's end, a synchronize that had something to wait for). */
+    uint64_t n_async_queued, n_waits;
+    bool async_pending;
     ct_abort_callback abort_callback;
     void *abort_data;
     /* The node being encoded: its graph index; the node messages name (where_node,
