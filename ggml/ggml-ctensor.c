@@ -46,10 +46,22 @@ static void ctg_log(enum ggml_log_level level, const char *fmt, ...) {
     else fputs(msg, stderr);
 }
 
+/* CT_GGML_DEBUG and CT_GGML_CPU_FALLBACK, read once (the scheduler calls in from several threads). */
+static struct {
+    pthread_once_t once;
+    bool debug, cpu_fallback;
+} ctg_env = {PTHREAD_ONCE_INIT, false, false};
+
+static bool ctg_env_flag(const char *name) { return getenv(name) && strcmp(getenv(name), "0") != 0; }
+
+static void ctg_env_read(void) {
+    ctg_env.debug = ctg_env_flag("CT_GGML_DEBUG");
+    ctg_env.cpu_fallback = ctg_env_flag("CT_GGML_CPU_FALLBACK");
+}
+
 static bool ctg_debug(void) {
-    static int on = -1; /* racy first read is harmless: every thread computes the same value */
-    if (on < 0) on = getenv("CT_GGML_DEBUG") && strcmp(getenv("CT_GGML_DEBUG"), "0") != 0;
-    return on > 0;
+    pthread_once(&ctg_env.once, ctg_env_read);
+    return ctg_env.debug;
 }
 
 static enum ggml_status ctg_status(ct_status st) {
@@ -343,10 +355,11 @@ static enum ggml_status ctg_buffer_init_tensor(ggml_backend_buffer_t buffer, str
 
 typedef enum { CTG_SET, CTG_GET, CTG_MEMSET } ctg_xfer_kind;
 
-/* ggml's transfer entries return nothing: a failure is logged, never raised. */
-static void ctg_xfer(ctg_xfer_kind kind, ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor, void *data,
+/* ggml's transfer entries return nothing: a failure is logged, never raised (and returned,
+ * for the callers that can say so). */
+static ct_status ctg_xfer(ctg_xfer_kind kind, ggml_backend_buffer_t buffer, const struct ggml_tensor *tensor, void *data,
                      uint8_t value, size_t offset, size_t size) {
-    if (size == 0) return;
+    if (size == 0) return CT_OK;
     _Alignas(CT_MEM_ALIGN) unsigned char arena[4096];
     ct_context *ctx = ctg_scratch(arena, sizeof arena);
     ct_tensor *w = ctx ? ctg_window(ctx, buffer->context, (const char *)tensor->data + offset, size) : NULL;
@@ -360,6 +373,7 @@ static void ctg_xfer(ctg_xfer_kind kind, ggml_backend_buffer_t buffer, const str
         ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s of '%s' (%zu bytes at offset %zu) failed: %s\n", names[kind],
                 tensor->name, size, offset, ct_last_error());
     }
+    return st;
 }
 
 static void ctg_buffer_set_tensor(ggml_backend_buffer_t buffer, struct ggml_tensor *tensor, const void *data,
@@ -383,8 +397,7 @@ static bool ctg_buffer_cpy_tensor(ggml_backend_buffer_t buffer, const struct ggm
                                   struct ggml_tensor *dst) {
     size_t n = ggml_nbytes(src);
     if (src->buffer && ggml_backend_buffer_is_host(src->buffer)) {
-        ctg_xfer(CTG_SET, buffer, dst, src->data, 0, 0, n);
-        return true;
+        return ctg_xfer(CTG_SET, buffer, dst, src->data, 0, 0, n) == CT_OK;
     }
     ct_buffer *sb = ctg_ct_buffer(src);
     if (!sb || n == 0) return false;
@@ -587,21 +600,31 @@ static bool ctg_node_computes(const struct ggml_tensor *node) {
  * said: ggml's RPC client claims every op for its remote device, so an rpc-server serving a
  * ctensor device receives whole graphs. Off by default: elsewhere such a node is an error. */
 static bool ctg_cpu_fallback_on(void) {
-    static int on = -1;
-    if (on < 0) on = getenv("CT_GGML_CPU_FALLBACK") && strcmp(getenv("CT_GGML_CPU_FALLBACK"), "0") != 0;
-    return on > 0;
+    pthread_once(&ctg_env.once, ctg_env_read);
+    return ctg_env.cpu_fallback;
 }
 
 /* The node on ggml's CPU backend: each source and the node's own bytes (kept where the op
  * leaves them) read into host memory with the same strides, one-node graph, result written back. */
+static const char *ctg_dev_get_name(ggml_backend_dev_t dev);
+
 static enum ggml_status ctg_cpu_node(ctg_backend_ctx *c, const struct ggml_tensor *node) {
-    if (!c->cpu) {
-        ggml_backend_dev_t cpu = ggml_backend_dev_by_type(GGML_BACKEND_DEVICE_TYPE_CPU);
-        c->cpu = cpu ? ggml_backend_dev_init(cpu, NULL) : NULL;
-        if (!c->cpu) return GGML_STATUS_FAILED;
+    for (size_t i = 0; !c->cpu && i < ggml_backend_dev_count(); i++) {
+        /* ggml's CPU device, never the plugin's own CTCPU: that would send the node back here */
+        ggml_backend_dev_t d = ggml_backend_dev_get(i);
+        if (ggml_backend_dev_type(d) == GGML_BACKEND_DEVICE_TYPE_CPU && d->iface.get_name != ctg_dev_get_name) {
+            c->cpu = ggml_backend_dev_init(d, NULL);
+        }
     }
-    struct ggml_init_params ip = {.mem_size = (GGML_MAX_SRC + 1) * ggml_tensor_overhead() + ggml_graph_overhead_custom(1, false),
-                                  .mem_buffer = NULL, .no_alloc = true};
+    if (!c->cpu) {
+        ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: CT_GGML_CPU_FALLBACK: ggml has no CPU backend to start\n",
+                c->dev->name);
+        return GGML_STATUS_FAILED;
+    }
+    struct ggml_init_params ip = {
+        .mem_size = (GGML_MAX_SRC + 1) * ggml_tensor_overhead() + ggml_graph_overhead_custom(1, false),
+        .mem_buffer = NULL,
+        .no_alloc = true};
     struct ggml_context *ctx = ggml_init(ip);
     if (!ctx) return GGML_STATUS_ALLOC_FAILED;
     void *mem[GGML_MAX_SRC + 1] = {NULL};
@@ -630,7 +653,9 @@ static enum ggml_status ctg_cpu_node(ctg_backend_ctx *c, const struct ggml_tenso
         struct ggml_cgraph *g = ggml_new_graph_custom(ctx, 1, false);
         ggml_graph_add_node(g, copy);
         st = ggml_backend_graph_compute(c->cpu, g);
-        if (st == GGML_STATUS_SUCCESS) ggml_backend_tensor_set((struct ggml_tensor *)node, mem[GGML_MAX_SRC], 0, ggml_nbytes(node));
+        if (st == GGML_STATUS_SUCCESS) {
+            ggml_backend_tensor_set((struct ggml_tensor *)node, mem[GGML_MAX_SRC], 0, ggml_nbytes(node));
+        }
     }
     for (int i = 0; i <= GGML_MAX_SRC; i++) free(mem[i]);
     ggml_free(ctx);
@@ -642,17 +667,28 @@ static enum ggml_status ctg_cpu_node(ctg_backend_ctx *c, const struct ggml_tenso
 static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml_cgraph *cgraph) {
     ctg_backend_ctx *c = ctg_be(backend);
     const int n = ggml_graph_n_nodes(cgraph);
-    /* Upper bound: per node its result and, per source, a root, a view and a permute. */
+    /* Upper bound: per node its result and, per source, a root (two headers when the first
+     * does not match ggml's layout: ctg_root), a view and a permute. */
     size_t n_tensors = 16;
+    bool any = false;
     for (int i = 0; i < n; i++) {
         const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
-        if (ctg_node_computes(node)) n_tensors += 1 + 3 * 3;
+        if (!ctg_node_computes(node)) continue;
+        any = true;
+        n_tensors += 1;
+        for (int k = 0; k < GGML_MAX_SRC; k++) n_tensors += node->src[k] ? 4 : 0;
     }
-    if (n_tensors == 16) return GGML_STATUS_SUCCESS;
+    /* Nothing to compute: still return with this backend's queued transfers done, as ggml's
+     * scheduler may reuse their host memory next. */
+    if (!any) return ctg_status(ct_backend_synchronize(c->ct));
     size_t need = n_tensors * ct_tensor_overhead() + ct_graph_overhead(n_tensors) + 4 * CT_MEM_ALIGN;
     if (need > c->arena_size) {
         void *a = NULL;
-        if (posix_memalign(&a, CT_MEM_ALIGN, need) != 0) return GGML_STATUS_ALLOC_FAILED;
+        if (posix_memalign(&a, CT_MEM_ALIGN, need) != 0) {
+            ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: no host memory for %zu bytes of graph headers\n",
+                    c->dev->name, need);
+            return GGML_STATUS_ALLOC_FAILED;
+        }
         free(c->arena);
         c->arena = a;
         c->arena_size = need;
@@ -661,15 +697,21 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
     ct_status st = CT_OK;
     enum ggml_status cpu_st = GGML_STATUS_SUCCESS;
     for (int i = 0; i < n && st == CT_OK && cpu_st == GGML_STATUS_SUCCESS;) {
-        if (!ctg_memo_reset(&c->memo, n_tensors)) return GGML_STATUS_ALLOC_FAILED;
-        ctg_xl x = {.ctx = ctg_scratch(c->arena, c->arena_size), .alloc = true, .memo = &c->memo};
-        ct_graph *g = x.ctx ? ct_graph_new(x.ctx, n_tensors) : NULL;
+        ctg_xl x = {.ctx = NULL, .alloc = true, .memo = &c->memo};
+        ct_graph *g = NULL;
+        if (ctg_memo_reset(&c->memo, n_tensors)) {
+            x.ctx = ctg_scratch(c->arena, c->arena_size);
+            g = x.ctx ? ct_graph_new(x.ctx, n_tensors) : NULL;
+        }
         if (!g) {
+            ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: cannot set up a graph of %zu tensors: %s\n", c->dev->name,
+                    n_tensors, x.ctx ? ct_last_error() : "out of host memory");
             ct_context_free(x.ctx);
             return GGML_STATUS_ALLOC_FAILED;
         }
         const struct ggml_tensor *on_cpu = NULL;
         int n_built = 0;
+        bool logged = false;
         for (; i < n && st == CT_OK; i++) {
             const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
             if (!ctg_node_computes(node)) continue;
@@ -684,13 +726,14 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
                 ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: cannot translate node %d '%s' (%s): %s\n", c->dev->name,
                         i, node->name, ggml_op_desc(node), x.why ? x.why : ct_last_error());
                 st = CT_UNSUPPORTED;
+                logged = true;
                 break;
             }
             st = ct_graph_build_forward(g, r);
             n_built++;
         }
         if (st == CT_OK && n_built > 0) st = ct_backend_graph_compute(c->ct, g);
-        if (st != CT_OK && st != CT_UNSUPPORTED) {
+        if (st != CT_OK && !logged) {
             ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: graph of %d nodes failed: %s\n", c->dev->name, n,
                     ct_last_error());
         }
@@ -705,6 +748,8 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
             }
         }
     }
+    /* A last run of nodes that ctensor did not compute leaves queued transfers: wait for them too. */
+    if (st == CT_OK && cpu_st == GGML_STATUS_SUCCESS) st = ct_backend_synchronize(c->ct);
     return st != CT_OK ? ctg_status(st) : cpu_st;
 }
 
@@ -864,8 +909,10 @@ static ggml_backend_dev_t ctg_reg_get_device(ggml_backend_reg_t reg, size_t inde
 
 /* test-backend-ops and llama.cpp set the thread count through this name. */
 static void ctg_set_n_threads(ggml_backend_t backend, int n_threads) {
-    if (backend->iface.get_name == ctg_be_get_name && ct_backend_is_cpu(ctg_be(backend)->ct) && n_threads > 0) {
-        ct_backend_cpu_set_n_threads(ctg_be(backend)->ct, n_threads);
+    if (backend->iface.get_name == ctg_be_get_name && ct_backend_is_cpu(ctg_be(backend)->ct) &&
+        ct_backend_cpu_set_n_threads(ctg_be(backend)->ct, n_threads) != CT_OK) {
+        ctg_log(GGML_LOG_LEVEL_WARN, "ggml-ctensor: %s: keeps its thread count: %s\n", ctg_be_get_name(backend),
+                ct_last_error());
     }
 }
 

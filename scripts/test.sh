@@ -34,7 +34,8 @@ cmake -S . -B build-test-ggml -DCMAKE_BUILD_TYPE=Release -DCT_WERROR=ON -DCT_BUI
 cmake --build build-test-ggml -j"$jobs" --target ggml-ctensor ct-llama-greedy ct-q8-ties
 plugin=build-test-ggml/ggml/libggml-ctensor.so
 # The OpenCL device the tests need: PoCL on a machine without a GPU (scripts/bootstrap.sh).
-if ! GGML_BACKEND_PATH=$plugin "$CT_GGML_BUILD_DIR/bin/llama-completion" --list-devices 2>/dev/null | grep -q 'CTOpenCL0'; then
+ggml_devices=$(GGML_BACKEND_PATH=$plugin "$CT_GGML_BUILD_DIR/bin/llama-completion" --list-devices 2>/dev/null || true)
+if ! grep -q 'CTOpenCL0' <<<"$ggml_devices"; then
   echo "test.sh: no ctensor OpenCL device (CTOpenCL0): is an OpenCL driver installed (PoCL: scripts/bootstrap.sh)?" >&2
   exit 1
 fi

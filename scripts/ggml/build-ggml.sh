@@ -16,17 +16,26 @@ TARGETS=(test-backend-ops llama-completion llama-bench ggml-rpc-server llama-sim
 log() { echo "build-ggml: $*" >&2; }
 
 mkdir -p "$CACHE/src"
+# One build at a time per cache (scripts/test.sh and scripts/main.sh may run side by side).
+exec 9>"$CACHE/.lock"
+flock 9
 TARBALL="$CACHE/src/llama_cpp_python-$PKG_VERSION.tar.gz"
 SRC="$CACHE/src/llama_cpp_python-$PKG_VERSION/vendor/llama.cpp"
 
 if [ ! -f "$TARBALL" ]; then
   log "downloading llama-cpp-python==$PKG_VERSION (source distribution)"
   tmp=$(mktemp -d "$CACHE/src/dl.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
   python3 -m pip download --no-deps --no-binary :all: "llama-cpp-python==$PKG_VERSION" -d "$tmp" >&2
   mv "$tmp/llama_cpp_python-$PKG_VERSION.tar.gz" "$TARBALL"
   rm -rf "$tmp"
+  trap - EXIT
 fi
-echo "$PKG_SHA256  $TARBALL" | sha256sum -c --quiet - || { log "checksum mismatch: $TARBALL"; exit 1; }
+if ! echo "$PKG_SHA256  $TARBALL" | sha256sum -c --quiet -; then
+  rm -f "$TARBALL" # the next run downloads it again
+  log "checksum mismatch: $TARBALL (removed)"
+  exit 1
+fi
 
 if [ ! -f "$SRC/.ct-unpacked" ]; then
   log "unpacking"

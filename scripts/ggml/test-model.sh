@@ -84,10 +84,13 @@ if [[ " $tests " == *" rpc "* ]]; then
     >"$logdir/rpc-server.log" 2>&1 &
   server=$!
   trap 'kill $server 2>/dev/null; wait $server 2>/dev/null' EXIT
+  trap 'exit 130' INT TERM # through the EXIT trap: the server never outlives the test
   up=0
   for _ in $(seq 1 100); do
     if ! kill -0 $server 2>/dev/null; then break; fi
-    if python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null; then up=1; break; fi
+    # the port was free a moment ago: a listener there now is our server, if it still runs
+    if python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null &&
+        kill -0 $server 2>/dev/null; then up=1; break; fi
     sleep 0.2
   done
   if [ $up -ne 1 ]; then
@@ -110,7 +113,12 @@ if [[ " $tests " == *" rpc "* ]]; then
       rc=1
     fi
   fi
-  kill $server 2>/dev/null; wait $server 2>/dev/null; trap - EXIT
+  kill $server 2>/dev/null; wait $server 2>/dev/null; trap - EXIT INT TERM
 fi
-echo "test-model.sh: $([ $rc -eq 0 ] && echo passed || echo FAILED) (logs in $logdir)"
+if [ $rc -eq 0 ]; then
+  rm -rf "$logdir"
+  echo "test-model.sh: passed"
+else
+  echo "test-model.sh: FAILED (logs in $logdir)"
+fi
 exit $rc
