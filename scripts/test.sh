@@ -25,7 +25,7 @@ ctest --test-dir build-test --output-on-failure -j"$jobs"
 section "ctensor: sanitizers and fuzzing"
 scripts/sanitize.sh
 
-section "ggml: pinned llama.cpp (cached)"
+section "ggml: pinned llama.cpp (built once, then cached)"
 ggml_dirs=$(scripts/ggml/build-ggml.sh | tail -1) # an assignment, so a failed build stops the script
 eval "$ggml_dirs"
 section "ggml: plugin build"
