@@ -148,10 +148,8 @@ ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
         const cl_mem_flags flags = ct_ocl_device_mem_flags(be->dev);
         cl_mem m = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(be->dev->context, flags, bytes, NULL, &err));
         if (err != CL_SUCCESS) {
-            return ct_ocl_fail(be, err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES ||
-                                           err == CL_OUT_OF_HOST_MEMORY || err == CL_INVALID_BUFFER_SIZE
-                                       ? CT_OUT_OF_MEMORY
-                                       : CT_DEVICE_ERROR,
+            const bool oom = ct_ocl_is_oom(err) || err == CL_INVALID_BUFFER_SIZE;
+            return ct_ocl_fail(be, oom ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
                                "clCreateBuffer of %zu bytes of work memory failed: %s (%d)", bytes,
                                ct_ocl_error_name(err), err);
         }
@@ -375,6 +373,12 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     return st;
 }
 
+/* n commands an async transfer queued: synchronize waits only when there are some. */
+static void note_queued(ct_ocl_backend *be, unsigned n) {
+    be->n_async_queued += n;
+    if (n) be->async_pending = true;
+}
+
 /* Async transfers go on the backend's own in-order queue, not the device's transfer
  * queue, so a compute on this backend sees them without a wait of its own
  * (include/ctensor.h, ct_backend_tensor_set_async). */
@@ -384,8 +388,7 @@ static ct_status be_set_tensor_async(ct_backend *backend, ct_tensor *t, const vo
     ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
     unsigned n = 0;
     ct_status st = ct_ocl_buffer_write_async("ct_backend_tensor_set_async", buf, be->queue, t, data, offset, size, &n);
-    be->n_async_queued += n;
-    if (n) be->async_pending = true;
+    note_queued(be, n);
     return st;
 }
 
@@ -395,8 +398,7 @@ static ct_status be_get_tensor_async(ct_backend *backend, const ct_tensor *t, vo
     ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
     unsigned n = 0;
     ct_status st = ct_ocl_buffer_read_async("ct_backend_tensor_get_async", buf, be->queue, t, data, offset, size, &n);
-    be->n_async_queued += n;
-    if (n) be->async_pending = true;
+    note_queued(be, n);
     return st;
 }
 

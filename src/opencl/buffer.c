@@ -62,15 +62,10 @@ static const ct_ocl_view *view_at(const ct_ocl_buffer *buf, uintptr_t p) {
     return NULL;
 }
 
-/* The driver ran out of memory (a driver may allocate a buffer at its first use). */
-static bool is_oom(cl_int err) {
-    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY;
-}
-
 static ct_status cl_error(const char *fn, const ct_buffer *buffer, const char *call, cl_int err) {
-    return ct_fail(is_oom(err) ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR, "%s: buffer of type %s (%zu bytes): %s failed: "
-                   "%s (%d)", fn, buffer->buft->iface.get_name(buffer->buft), buffer->size, call,
-                   ct_ocl_error_name(err), err);
+    return ct_fail(ct_ocl_is_oom(err) ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
+                   "%s: buffer of type %s (%zu bytes): %s failed: %s (%d)", fn,
+                   buffer->buft->iface.get_name(buffer->buft), buffer->size, call, ct_ocl_error_name(err), err);
 }
 
 /* Writes, or fills with *value when data is NULL, [p, p + size) of the buffer's
@@ -263,7 +258,7 @@ static ct_status buft_alloc_buffer(ct_buffer_type *buft, size_t size, ct_buffer 
                                clCreateBuffer(dev->context, ct_ocl_device_mem_flags(dev), size, NULL, &err));
     if (err != CL_SUCCESS) {
         ct_free(b);
-        return ct_fail(is_oom(err) || err == CL_INVALID_BUFFER_SIZE ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
+        return ct_fail(ct_ocl_is_oom(err) || err == CL_INVALID_BUFFER_SIZE ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
                        "ct_buffer_type_alloc: %s: clCreateBuffer of %zu bytes failed: %s (%d)", dev->name, size,
                        ct_ocl_error_name(err), err);
     }
@@ -326,7 +321,7 @@ static ct_status make_views(const char *fn, ct_ocl_device *dev, char *ptr, size_
                                     clCreateBuffer(dev->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, (size_t)(ve - vs), vs,
                                     &err));
         if (err != CL_SUCCESS) {
-            ct_status st = ct_fail(is_oom(err) ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
+            ct_status st = ct_fail(ct_ocl_is_oom(err) ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
                                    "%s: %s: clCreateBuffer(CL_MEM_USE_HOST_PTR) of view %zu/%zu "
                                    "(%zu bytes at %p) failed: %s (%d)", fn, dev->name, k, n_views, (size_t)(ve - vs),
                                    (void *)vs, ct_ocl_error_name(err), err);

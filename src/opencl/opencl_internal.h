@@ -230,6 +230,10 @@ typedef struct ct_ocl_buffer {
 /* buffer.c: fills dev->buft and dev->buft_mapped. */
 void ct_ocl_buffer_types_init(ct_ocl_device *dev);
 bool ct_ocl_is_own_buft(const ct_ocl_device *dev, const ct_buffer_type *buft);
+/* The driver ran out of memory (a driver may allocate a buffer at its first use). */
+static inline bool ct_ocl_is_oom(cl_int err) {
+    return err == CL_MEM_OBJECT_ALLOCATION_FAILURE || err == CL_OUT_OF_RESOURCES || err == CL_OUT_OF_HOST_MEMORY;
+}
 /* The flags of every device-memory cl_mem of dev (buffers, work memory, the error flag). */
 cl_mem_flags ct_ocl_device_mem_flags(const ct_ocl_device *dev);
 ct_status ct_ocl_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size, size_t max_tensor_size,
