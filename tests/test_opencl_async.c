@@ -35,30 +35,12 @@ int main(void) {
 
 #include <dlfcn.h>
 #include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 enum { SKIP = 77 };
 
 #define MIB ((size_t)1 << 20)
 #define KIB ((size_t)1 << 10)
-
-static size_t page_size(void) {
-    long p = sysconf(_SC_PAGESIZE);
-    return p > 0 ? (size_t)p : 4096;
-}
-
-static ct_device *opencl_device(void) {
-    ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
-    if (!reg) return NULL;
-    for (size_t i = 0; i < ct_backend_reg_dev_count(reg); i++) {
-        ct_device *d = ct_backend_reg_dev_get(reg, i);
-        if (tu_opencl_device_selected(d)) return d;
-    }
-    return NULL;
-}
 
 static ct_context *new_ctx(void) {
     return ct_context_new((ct_context_params){.mem_size = 32 * ct_tensor_overhead() + ct_graph_overhead(8),
@@ -110,7 +92,7 @@ static void test_not_blocking(ct_device *dev) {
     ct_ocl_backend *be = backend->context;
     ct_ocl_device *d = ct_ocl_device_of(dev);
 
-    const size_t n = 256 * KIB, page = page_size();
+    const size_t n = 256 * KIB, page = tu_page_size();
     ct_context *ctx = new_ctx();
     ct_tensor *t = ct_tensor_new_1d(ctx, CT_TYPE_I8, (int64_t)n);
     ct_buffer *buf = NULL;
@@ -204,11 +186,11 @@ static void test_not_blocking(ct_device *dev) {
 
 static int child_views(void) {
     tu_init("test_opencl_async views");
-    ct_device *dev = opencl_device();
+    ct_device *dev = tu_opencl_device();
     if (!dev) return SKIP;
     ct_ocl_device *d = ct_ocl_device_of(dev);
     CHECK_MSG(d->max_size == MIB, "max_size %zu: CT_OPENCL_MAX_SIZE not taken", d->max_size);
-    const size_t page = page_size();
+    const size_t page = tu_page_size();
     unsigned char *host = aligned_alloc(page, WRAP), *orig = malloc(WRAP), *back = malloc(WRAP);
     tu_fill_bytes(orig, WRAP);
     memcpy(host, orig, WRAP);
@@ -282,48 +264,10 @@ static int child_views(void) {
     return tu_finish();
 }
 
-/* This program again with argv[1] = what and CT_OPENCL_MAX_SIZE=max_size; the
- * environment is built before the fork (the parent has the driver's threads). */
-static void run_child(const char *what, const char *max_size) {
-    size_t n_env = 0;
-    while (environ[n_env]) n_env++;
-    char **env = calloc(n_env + 2, sizeof *env);
-    if (!env) {
-        CHECK_MSG(false, "%s: out of memory", what);
-        return;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n_env; i++)
-        if (strncmp(environ[i], "CT_OPENCL_MAX_SIZE=", 19) != 0) env[k++] = environ[i];
-    char var[64];
-    snprintf(var, sizeof var, "CT_OPENCL_MAX_SIZE=%s", max_size);
-    env[k++] = var;
-    const char *argv[] = {"test_opencl_async", what, NULL};
-    printf("-- %s (CT_OPENCL_MAX_SIZE=%s)\n", what, max_size);
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execve("/proc/self/exe", (char *const *)argv, env);
-        _exit(127);
-    }
-    int status = 0;
-    const bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
-    free(env);
-    if (!waited) {
-        CHECK_MSG(false, "%s: cannot run a child", what);
-    } else if (WIFSIGNALED(status)) {
-        CHECK_MSG(false, "%s: the child was killed by signal %d", what, WTERMSIG(status));
-    } else {
-        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the child exited with %d", what,
-                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
-}
-
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "views") == 0) return child_views();
     tu_init("test_opencl_async");
-    ct_device *dev = opencl_device();
+    ct_device *dev = tu_opencl_device();
     if (!dev) {
         printf("SKIP: no OpenCL device\n");
         return tu_finish() ? 1 : SKIP;
@@ -331,7 +275,7 @@ int main(int argc, char **argv) {
     printf("device %s: %s\n", ct_device_name(dev), ct_device_description(dev));
     printf("-- not blocking, counters\n");
     test_not_blocking(dev);
-    run_child("views", "1M");
+    tu_run_self("views", "CT_OPENCL_MAX_SIZE", "1M", (const char *const[]){"views", NULL});
     return tu_finish();
 }
 

@@ -35,12 +35,8 @@ int main(void) {
 #include "opencl/opencl_internal.h"
 
 #include <math.h>
-#include <signal.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 enum { SKIP = 77 };
 
@@ -54,11 +50,6 @@ enum { SKIP = 77 };
 #define GUARD_BYTES 4096
 #define GUARD 0x5A
 
-static size_t page_size(void) {
-    long p = sysconf(_SC_PAGESIZE);
-    return p > 0 ? (size_t)p : 4096;
-}
-
 /* ---- warnings ------------------------------------------------------------------ */
 
 static char warnings[8192];
@@ -69,66 +60,6 @@ static void log_capture(ct_log_level level, const char *message, void *user_data
     size_t n = strlen(warnings);
     snprintf(warnings + n, sizeof warnings - n, "%s\n", message);
     fprintf(stderr, "[log] %s\n", message);
-}
-
-/* The first OpenCL device the test runs on, or NULL. */
-static ct_device *opencl_device(void) {
-    ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
-    if (!reg) return NULL;
-    for (size_t i = 0; i < ct_backend_reg_dev_count(reg); i++) {
-        ct_device *d = ct_backend_reg_dev_get(reg, i);
-        if (tu_opencl_device_selected(d)) return d;
-    }
-    return NULL;
-}
-
-/* ---- children ------------------------------------------------------------------ */
-
-/* Runs this program with args (NULL-terminated) and CT_OPENCL_MAX_SIZE=max_size (unset
- * when NULL); a failure unless it exits 0. The environment is built before the fork:
- * the parent has the driver's threads, so the child only calls execve. */
-static void run_child(const char *what, const char *max_size, const char *const *args) {
-    size_t n_env = 0;
-    while (environ[n_env]) n_env++;
-    char **env = calloc(n_env + 2, sizeof *env);
-    char *var = NULL;
-    const char *argv[8] = {"test_opencl_hostptr"};
-    for (int i = 0; args[i] && i < 6; i++) argv[i + 1] = args[i];
-    if (!env) {
-        CHECK_MSG(false, "%s: out of memory", what);
-        return;
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < n_env; i++)
-        if (strncmp(environ[i], "CT_OPENCL_MAX_SIZE=", 19) != 0) env[k++] = environ[i];
-    if (max_size) {
-        size_t len = strlen(max_size) + 20;
-        var = malloc(len);
-        if (var) snprintf(var, len, "CT_OPENCL_MAX_SIZE=%s", max_size);
-        env[k++] = var;
-    }
-    printf("-- %s%s%s%s\n", what, max_size ? " (CT_OPENCL_MAX_SIZE='" : "", max_size ? max_size : "",
-           max_size ? "')" : "");
-    fflush(stdout);
-    fflush(stderr);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execve("/proc/self/exe", (char *const *)argv, env);
-        _exit(127);
-    }
-    int status = 0;
-    const bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
-    free(var);
-    free(env);
-    if (!waited) {
-        CHECK_MSG(false, "%s: cannot run a child", what);
-    } else if (WIFSIGNALED(status)) {
-        CHECK_MSG(false, "%s: the child was killed by signal %d (%s)", what, WTERMSIG(status),
-                  strsignal(WTERMSIG(status)));
-    } else {
-        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the child exited with %d", what,
-                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    }
 }
 
 /* ---- op families at any address ------------------------------------------------ */
@@ -375,7 +306,7 @@ done:
 /* Child: every case on tensors in a buffer wrapped at page + off. */
 static int child_align(size_t off) {
     tu_init("test_opencl_hostptr align");
-    ct_device *dev = opencl_device();
+    ct_device *dev = tu_opencl_device();
     if (!dev) return SKIP;
     ct_backend *cpu = NULL, *ocl = NULL;
     if (ct_backend_cpu_init(&cpu) != CT_OK || ct_device_init_backend(dev, NULL, &ocl) != CT_OK) {
@@ -383,7 +314,7 @@ static int child_align(size_t off) {
         ct_backend_free(cpu);
         return 1;
     }
-    const size_t page = page_size();
+    const size_t page = tu_page_size();
     uint8_t *block = aligned_alloc(page, WRAP_BYTES + 2 * GUARD_BYTES);
     char *ptr = (char *)block + GUARD_BYTES + off;
     memset(block, GUARD, WRAP_BYTES + 2 * GUARD_BYTES);
@@ -414,11 +345,11 @@ static int child_align(size_t off) {
 static int child_env(size_t expect, bool warned) {
     ct_log_set_callback(log_capture, NULL);
     tu_init("test_opencl_hostptr env");
-    ct_device *dev = opencl_device();
+    ct_device *dev = tu_opencl_device();
     if (!dev) return SKIP;
     ct_ocl_device *d = ct_ocl_device_of(dev);
     const char *env = getenv("CT_OPENCL_MAX_SIZE");
-    const size_t page = page_size();
+    const size_t page = tu_page_size();
     printf("max_size %zu, expected %zu\n", d->max_size, expect);
     CHECK_MSG(d->max_size == expect, "CT_OPENCL_MAX_SIZE='%s': max_size %zu, expected %zu", env, d->max_size,
               expect);
@@ -496,7 +427,7 @@ static int child_oom(void) {
     return 0;
 #endif
 #endif
-    ct_device *dev = opencl_device();
+    ct_device *dev = tu_opencl_device();
     if (!dev) return SKIP;
     ct_ocl_device *d = ct_ocl_device_of(dev);
     ct_buffer_type *types[2] = {ct_device_buffer_type(dev), &d->buft_mapped};
@@ -515,7 +446,7 @@ static int child_oom(void) {
     for (int k = 0; k < 2; k++) {
         const char *name = ct_buffer_type_name(types[k]);
         struct rlimit lim = old;
-        lim.rlim_cur = (rlim_t)vm_pages * page_size() + 64 * MIB;
+        lim.rlim_cur = (rlim_t)vm_pages * tu_page_size() + 64 * MIB;
         CHECK(setrlimit(RLIMIT_AS, &lim) == 0);
         ct_buffer *b = NULL;
         ct_status st = ct_buffer_type_alloc(types[k], size, &b);
@@ -550,7 +481,7 @@ int main(int argc, char **argv) {
 
     tu_init("test_opencl_hostptr");
     unsetenv("CT_OPENCL_MAX_SIZE"); /* the device's own limit here; children get theirs */
-    ct_device *dev = opencl_device();
+    ct_device *dev = tu_opencl_device();
     if (!dev) {
         printf("SKIP: no OpenCL device\n");
         return tu_finish() ? 1 : SKIP;
@@ -564,12 +495,12 @@ int main(int argc, char **argv) {
     char what[96];
     for (int i = 0; i < 5; i++) {
         snprintf(what, sizeof what, "op families at page + %s", offs[i]);
-        run_child(what, NULL, (const char *const[]){"align", offs[i], NULL});
+        tu_run_self(what, "CT_OPENCL_MAX_SIZE", NULL, (const char *const[]){"align", offs[i], NULL});
     }
     static const char *const odd_max[] = {"1048577", "1048578", "1048580", "1048584"};
     for (int i = 0; i < 4; i++) {
         snprintf(what, sizeof what, "op families at page + %s, second view", offs[i + 1]);
-        run_child(what, odd_max[i], (const char *const[]){"align", offs[i + 1], NULL});
+        tu_run_self(what, "CT_OPENCL_MAX_SIZE", odd_max[i], (const char *const[]){"align", offs[i + 1], NULL});
     }
 
     /* 10, 11, 12. CT_OPENCL_MAX_SIZE: refused with a warning, or taken */
@@ -580,15 +511,18 @@ int main(int argc, char **argv) {
     static const char *const refused[] = {"-18446744073709547520", "+2M", " 2M", "2M ", "-1M", "0x200000",
                                           "8193", "4096", "1K", "0", "99999999999G", "M"};
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
-        run_child("CT_OPENCL_MAX_SIZE refused", refused[i], (const char *const[]){"env", dflt_s, "1", NULL});
+        tu_run_self("CT_OPENCL_MAX_SIZE refused", "CT_OPENCL_MAX_SIZE", refused[i],
+                    (const char *const[]){"env", dflt_s, "1", NULL});
     }
-    run_child("CT_OPENCL_MAX_SIZE taken", "2M", (const char *const[]){"env", two_m, "0", NULL});
-    run_child("CT_OPENCL_MAX_SIZE taken", "2097152", (const char *const[]){"env", two_m, "0", NULL});
-    run_child("CT_OPENCL_MAX_SIZE off a page", "1048577", (const char *const[]){"env", odd, "0", NULL});
-    run_child("the device's limit", NULL, (const char *const[]){"env", dflt_s, "0", NULL});
+    tu_run_self("CT_OPENCL_MAX_SIZE taken", "CT_OPENCL_MAX_SIZE", "2M", (const char *const[]){"env", two_m, "0", NULL});
+    tu_run_self("CT_OPENCL_MAX_SIZE taken", "CT_OPENCL_MAX_SIZE", "2097152",
+                (const char *const[]){"env", two_m, "0", NULL});
+    tu_run_self("CT_OPENCL_MAX_SIZE off a page", "CT_OPENCL_MAX_SIZE", "1048577",
+                (const char *const[]){"env", odd, "0", NULL});
+    tu_run_self("the device's limit", "CT_OPENCL_MAX_SIZE", NULL, (const char *const[]){"env", dflt_s, "0", NULL});
 
     /* 8. out of memory */
-    run_child("allocate and clear out of memory", NULL, (const char *const[]){"oom", NULL});
+    tu_run_self("allocate and clear out of memory", "CT_OPENCL_MAX_SIZE", NULL, (const char *const[]){"oom", NULL});
     return tu_finish();
 }
 

@@ -3,8 +3,13 @@
 #include <float.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
+
+extern char **environ;
 
 _Atomic int tu_failures = 0;
 _Atomic int tu_checks = 0;
@@ -60,6 +65,67 @@ void tu_fill_bytes(void *p, size_t n) {
 bool tu_opencl_device_selected(const ct_device *dev) {
     const char *only = getenv("CT_TEST_OPENCL_DEVICE");
     return !only || strcmp(only, ct_device_name(dev)) == 0;
+}
+
+ct_device *tu_opencl_device(void) {
+    ct_backend_reg *reg = ct_backend_reg_by_name("OpenCL");
+    for (size_t i = 0; reg && i < ct_backend_reg_dev_count(reg); i++) {
+        ct_device *d = ct_backend_reg_dev_get(reg, i);
+        if (tu_opencl_device_selected(d)) return d;
+    }
+    return NULL;
+}
+
+size_t tu_page_size(void) {
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+void tu_run_self(const char *what, const char *name, const char *value, const char *const *args) {
+    /* The environment is built before the fork: the parent has the driver's threads, so
+     * the child only calls execve. */
+    size_t n_env = 0, name_len = strlen(name);
+    while (environ[n_env]) n_env++;
+    char **env = calloc(n_env + 2, sizeof *env);
+    char *var = NULL;
+    const char *argv[8] = {"child"};
+    for (int i = 0; args[i] && i < 6; i++) argv[i + 1] = args[i];
+    if (!env) {
+        CHECK_MSG(false, "%s: out of memory", what);
+        return;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n_env; i++)
+        if (strncmp(environ[i], name, name_len) != 0 || environ[i][name_len] != '=') env[k++] = environ[i];
+    if (value) {
+        size_t len = name_len + strlen(value) + 2;
+        var = malloc(len);
+        if (var) snprintf(var, len, "%s=%s", name, value);
+        env[k++] = var;
+    }
+    printf("-- %s", what);
+    if (value) printf(" (%s='%s')", name, value);
+    printf("\n");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid == 0) {
+        execve("/proc/self/exe", (char *const *)argv, env);
+        _exit(127);
+    }
+    int status = 0;
+    const bool waited = pid > 0 && waitpid(pid, &status, 0) == pid;
+    free(var);
+    free(env);
+    if (!waited) {
+        CHECK_MSG(false, "%s: cannot run a child", what);
+    } else if (WIFSIGNALED(status)) {
+        CHECK_MSG(false, "%s: the child was killed by signal %d (%s)", what, WTERMSIG(status),
+                  strsignal(WTERMSIG(status)));
+    } else {
+        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: the child exited with %d", what,
+                  WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    }
 }
 
 static const int8_t tu_kvalues_iq4nl[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};

@@ -67,6 +67,15 @@ void tu_fill_bytes(void *p, size_t n);
 /* Whether an OpenCL test runs on dev: every device, or only the one the environment
  * variable CT_TEST_OPENCL_DEVICE names. */
 bool tu_opencl_device_selected(const ct_device *dev);
+/* The first OpenCL device the OpenCL tests run on (tu_opencl_device_selected), or NULL. */
+ct_device *tu_opencl_device(void);
+/* The system's page size. */
+size_t tu_page_size(void);
+/* Runs this program again (/proc/self/exe) with args (NULL-terminated, at most 6) and the
+ * environment variable `name` set to value (removed when value is NULL), for what must
+ * happen in a fresh process (settings read once, at device discovery) or may crash; CHECKs
+ * that it exits 0, a signal or another code being a failure that names `what`. */
+void tu_run_self(const char *what, const char *name, const char *value, const char *const *args);
 
 /* One IQ4_NL block of 32 floats, naively, from docs/QUANTIZATION.md (ggml's
  * quantize_row_iq4_nl_ref): weights x^2, d0 = max/-127, nearest table value by a linear
