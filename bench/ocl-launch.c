@@ -1,4 +1,4 @@
-/* Probe (session 5): what does one small kernel launch cost on this OpenCL driver, with
+/* What does one small kernel launch cost on this OpenCL driver, with
  * nothing of ctensor in the way? The 1000-node graph (CHAIN in ct-ops perf) is 1000
  * dependent launches on one in-order queue; this measures, per launch:
  *   setarg   one clSetKernelArg of an int (the library sets ~18 a node);
@@ -8,7 +8,7 @@
  *   bare     the same with no argument set between launches;
  *   ooo      the same on an out-of-order queue (no dependency between launches: the
  *            floor the driver's launch rate sets, not something a graph may use).
- * Each figure is the best of 5 rounds. Build: gcc -O2 h200-probe-launch.c -lOpenCL */
+ * Each figure is the best of 5 rounds. Build: gcc -O2 bench/ocl-launch.c -lOpenCL -o ocl-launch */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>

@@ -1,5 +1,5 @@
-/* Probe (session 12): why F16 -> F32 rows (GET_ROWS F16, CPY F16 -> F32) sit at 68-72% of the
- * copy while the plain 1 : 2 mix of h200-probe-mix.c (ushort4 -> uint4, zero-extended) ran at
+/* Why F16 -> F32 rows (GET_ROWS F16, CPY F16 -> F32) on the H200 sat at 68-72% of the
+ * copy while the plain 1 : 2 mix of bench/ocl-mix.c (ushort4 -> uint4, zero-extended) ran at
  * 97%. Each kernel below converts 4-half units into 4-float units the way one part of the
  * library's ct_rows4/ct_rows8 does, and the table shows which part costs the rate:
  *   zx*   zero extension (the mix probe's r1w2)           cvt*  the hardware conversion with the
@@ -16,7 +16,8 @@
  * that no launch finds its source in the 60 MB L2. Median of 15 launches timed by events,
  * GB/s = (bytes read + written) / time, and the fraction of clEnqueueCopyBuffer's 1 GiB rate.
  * Every conversion kernel's output is checked against a host model of the library's rule.
- * Build: gcc -O2 h200-probe-rows.c -lOpenCL -lm; runs on the first GPU device. */
+ * Build: gcc -O2 bench/ocl-rows.c -lOpenCL -lm -o ocl-rows; ./ocl-rows [MIB [any]] runs on the
+ * first GPU device (MIB: the large side, default 1024; "any": any device type, e.g. PoCL). */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>

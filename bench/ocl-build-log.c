@@ -1,7 +1,7 @@
 /* Builds an OpenCL source file on the first NVIDIA device and prints the build status and
  * the whole build log (the library's error message keeps 1 KB of it); with a third
  * argument, writes the program binary (PTX on NVIDIA) there.
- * cc -O1 h200-build-log.c -lOpenCL -o build-log && ./build-log SRC.cl "OPTIONS" [OUT.ptx] */
+ * cc -O1 bench/ocl-build-log.c -lOpenCL -o build-log && ./build-log SRC.cl "OPTIONS" [OUT.ptx] */
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <stdio.h>

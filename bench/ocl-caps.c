@@ -1,6 +1,6 @@
 /* Prints the library's debug log while it enumerates the devices and starts a backend
  * on the one named: the OpenCL capabilities it probed (PTX dp4a, warp, cp.async).
- * cc -Iinclude docs/perf/h200-caps.c build/libctensor.a -lm -lpthread -ldl -o caps && ./caps OpenCL1 */
+ * cc -Iinclude bench/ocl-caps.c build/libctensor.a -lm -lpthread -ldl -lOpenCL -o caps && ./caps OpenCL1 */
 #include <ctensor.h>
 #include <stdio.h>
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""A/B of two ct-ops binaries on the CPU, for a machine whose bandwidth drifts (docs/perf/NOTES-cpu.md).
+"""A/B of two ct-ops binaries on the CPU, for a machine whose bandwidth drifts (a shared VM).
 
-    docs/perf/cpu-ab.py OP PATTERN ROUNDS OLD_CT_OPS NEW_CT_OPS
+    bench/cpu-ab.py OP PATTERN ROUNDS OLD_CT_OPS NEW_CT_OPS
+    e.g. bench/cpu-ab.py GET_ROWS r=16384 6 ../old/build/tools/ct-ops build/tools/ct-ops
 
 Runs `ct-ops perf -b CPU -o OP -p PATTERN --json --min-time 0.1` with each binary in turn, the order
 alternating by round, and prints per large case (30 MB or more a run) the median GB/s of each binary
 and the median of the rounds' time ratios old/new (above 1: new faster), with how many rounds new won.
-Session 13's first A/B used one binary with a temporary environment switch instead (gone since).
+Interleaving the two binaries round by round keeps a drift of the machine's bandwidth from
+looking like a difference between them.
 """
 import json
 import statistics
@@ -15,6 +17,9 @@ import sys
 
 
 def main():
+    if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return
     if len(sys.argv) != 6:
         sys.exit(__doc__)
     op, pattern, rounds, old, new = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]

@@ -1,4 +1,4 @@
-/* Probe (session 5): the device's bandwidth by read/write mix, with nothing of ctensor in
+/* The device's bandwidth by read/write mix, with nothing of ctensor in
  * the way. Row ops move bytes in fixed ratios (GET_ROWS F16 -> F32 reads 2 bytes for every
  * 4 it writes, Q4_0 -> F32 0.56 for 4, SET_ROWS F32 -> Q8_0 4 for 1.06), and ct-ops perf
  * rates them against a copy (1 : 1). Each kernel here streams a 1 GiB source (or
@@ -12,7 +12,7 @@
  *   r1w4     uchar4 -> uint4                      (1 : 4, as Q8_0 -> F32 roughly)
  *   r4w1     uint4 -> uchar4                      (4 : 1, as F32 -> Q8_0 roughly)
  *   clcopy   clEnqueueCopyBuffer                  (1 : 1, the driver's copy)
- * Build: gcc -O2 h200-probe-mix.c -lOpenCL */
+ * Build: gcc -O2 bench/ocl-mix.c -lOpenCL -o ocl-mix */
 #define CL_TARGET_OPENCL_VERSION 300
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>

@@ -1,5 +1,5 @@
 /* What this machine's memory gives two threads, access pattern by access pattern, to set
- * the CPU backend's figures against (docs/PERF.md, CPU session 13). Each line is the best
+ * the CPU backend's figures against (docs/PERF.md, "CPU"). Each line is the best
  * of five passes over buffers well past the last-level cache; GB/s counts bytes read plus
  * bytes written, as ct-ops perf does.
  *
@@ -10,7 +10,7 @@
  *   rand stream     the same rows, streamed out
  *   read only       a sum over 1 GiB (SUM_ROWS, the read side of the norms)
  *
- * Build and run: gcc -O2 -mavx2 -pthread -o bw docs/perf/cpu-bandwidth-bench.c && ./bw */
+ * Build and run: gcc -O2 -mavx2 -pthread -o bw bench/cpu-bandwidth.c && ./bw */
 #include <immintrin.h>
 #include <pthread.h>
 #include <stdio.h>

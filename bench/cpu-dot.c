@@ -2,8 +2,8 @@
  * of 4096 against one src1 row (the best of 30 runs of 200 calls, so another tenant of a
  * shared VM shows as outliers, not as the figure), and a hash of their outputs for
  * ny = 1..4 at 64 offsets, which must not change when a kernel is only made faster.
- * gcc -O2 -mavx2 -Iinclude -Isrc docs/perf/cpu-dot-bench.c build/libctensor.a -lm -lpthread -ldl -o dot-bench
- * ./dot-bench [TYPE] */
+ * gcc -O2 -mavx2 -Iinclude -Isrc bench/cpu-dot.c build/libctensor.a -lm -lpthread -ldl -o cpu-dot
+ * ./cpu-dot [TYPE] */
 #include "cpu/simd.h"
 #include <stdio.h>
 #include <stdlib.h>
