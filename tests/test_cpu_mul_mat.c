@@ -2,7 +2,7 @@
  * naive double-precision reference written here: src0 rows dequantized with
  * ct_dequantize_row, every element addressed through its strides. Each case
  * runs the AVX2 kernels (where the CPU has them) and the portable ones, and
- * checks both against the reference (NMSE, SPEC.md §7.2) and against each
+ * checks both against the reference (NMSE, docs/TESTING.md, How ct-ops test compares) and against each
  * other. Multi-thread runs go through the CPU thread pool. */
 #include "testutil.h"
 
@@ -238,7 +238,7 @@ static void run_pool(ct_cpu_threadpool *pool, ct_tensor *dst) {
     free(job.wdata);
 }
 
-/* NMSE of dst against ref, as SPEC.md §7.2 (but against the exact reference). */
+/* NMSE of dst against ref, as docs/TESTING.md, How ct-ops test compares (but against the exact reference). */
 static double nmse(const ct_tensor *dst, const double *ref) {
     const int64_t n = dst->ne[0] * dst->ne[1] * dst->ne[2] * dst->ne[3];
     double num = 0.0, den = 0.0;
@@ -410,7 +410,7 @@ static void test_broadcast_permute(void) {
         c.scale_b = 1e-30f;
         run_case(&c);
     }
-    /* F16 specials of the reference suite (SPEC.md §7.2 case 4) */
+    /* F16 specials of the reference suite (docs/TESTING.md, Case lists: MUL_MAT group 4) */
     mm_case c = base_case(CT_TYPE_F16, 83, 2, 64);
     c.bs[0] = 8, c.nr[0] = 4;
     run_case(&c);

@@ -759,7 +759,7 @@ static void test_cpy(void) {
 
 /* ---- norms and row sums --------------------------------------------------- */
 
-/* The CPU reference of SPEC.md §4.6, sequential double sums. */
+/* The CPU reference of docs/TENSORS.md, Norms: sequential double sums. */
 static void ref_norm_row(ct_op op, const float *x, int64_t n, float eps, float *y) {
     double sum = 0.0;
     if (op == CT_OP_NORM) {

@@ -1,5 +1,5 @@
 /* ct_dequantize_row against deliberately naive per-element formulas written
- * from SPEC.md §3.5, §3.7 and §3.8: byte offsets instead of the library's block
+ * from docs/QUANTIZATION.md (Block layouts, Dequantization): byte offsets instead of the library's block
  * structs, an ldexp-based fp16 decode, one element at a time. Bit for bit, NaN
  * equal to NaN. */
 #include "testutil.h"

@@ -1,4 +1,4 @@
-/* ct_quantize_row: IQ4_NL against a naive reference written from SPEC.md §3.6
+/* ct_quantize_row: IQ4_NL against a naive reference written from docs/QUANTIZATION.md (IQ4_NL)
  * and hand-worked blocks; known-answer blocks of the other formats (ties, zero
  * blocks); round trips through ct_dequantize_row within each format's bound;
  * NaN/inf without writing past the row; the plain types against the scalar

@@ -23,7 +23,7 @@ static bool shape_is(const ct_tensor *t, int64_t ne0, int64_t ne1, int64_t ne2, 
     return t && t->ne[0] == ne0 && t->ne[1] == ne1 && t->ne[2] == ne2 && t->ne[3] == ne3;
 }
 
-/* Strides and byte sizes against SPEC.md §2.1, for plain and block types. */
+/* Strides and byte sizes against docs/TENSORS.md, Strides and byte sizes, for plain and block types. */
 static void test_creation(void) {
     ct_context *ctx = new_ctx(1 << 20, false);
     const ct_type types[] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_I8, CT_TYPE_I64,
@@ -335,7 +335,7 @@ static void test_iteration_and_names(void) {
     ct_context_free(ctx);
 }
 
-/* The predicates of SPEC.md §2.3 on hand-built layouts; the expected answers are
+/* The predicates of docs/TENSORS.md, Contiguity predicates, on hand-built layouts; the expected answers are
  * worked out from the rule: dim 0 packed unless ne0 == blck; dims i > n with
  * ne != 1 must continue the running stride; dims i <= n reset it to ne*nb. */
 static void test_predicates(void) {

@@ -1,4 +1,4 @@
-/* The type table against SPEC.md §3.1, name lookups and ct_row_size. */
+/* The type table against docs/QUANTIZATION.md, Type table, name lookups and ct_row_size. */
 #include "testutil.h"
 
 #include <stdint.h>
@@ -11,7 +11,7 @@ typedef struct expected_type {
     bool quantized;
 } expected_type;
 
-/* SPEC.md §3.1, written out independently of the library's table. */
+/* docs/QUANTIZATION.md, Type table, written out independently of the library's table. */
 static const expected_type expected[] = {
     {0, "f32", 1, 4, false},          {1, "f16", 1, 2, false},          {2, "q4_0", 32, 18, true},
     {3, "q4_1", 32, 20, true},        {6, "q5_0", 32, 22, true},        {7, "q5_1", 32, 24, true},

@@ -1,4 +1,5 @@
-/* Dequantization of the plain types and the 32-element blocks (SPEC.md §3.7),
+/* Dequantization of the plain types and the 32-element blocks (docs/QUANTIZATION.md,
+ * Dequantization),
  * bit for bit as ggml's dequantize_row_*: d widened to float, then the products
  * in the reference's order (no FMA: the library is built with -ffp-contract=off). */
 #include "core/internal.h"

@@ -1,4 +1,5 @@
-/* Dequantization of the 256-element blocks (SPEC.md §3.8): K-quants, Q8_K and
+/* Dequantization of the 256-element blocks (docs/QUANTIZATION.md,
+ * Dequantization: 256-element blocks): K-quants, Q8_K and
  * IQ4_XS, bit for bit as ggml's dequantize_row_*. Scales are multiplied into d
  * first (dl = d*sc), then by the quant, as the reference does. */
 #include "core/internal.h"

@@ -1,4 +1,4 @@
-/* fp16 and bf16 conversion (SPEC.md §3.2, §3.3), scalar and by rows. */
+/* fp16 and bf16 conversion (docs/QUANTIZATION.md, fp16 and bf16 conversion), scalar and by rows. */
 #include "core/internal.h"
 #include "types/types_internal.h"
 

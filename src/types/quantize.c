@@ -1,5 +1,5 @@
-/* Row quantizers with ggml's reference arithmetic (quantize_row_*_ref, SPEC.md
- * §3.6), bit for bit: every product and sum is its own float rounding (the
+/* Row quantizers with ggml's reference arithmetic (quantize_row_*_ref; docs/QUANTIZATION.md,
+ * The formats), bit for bit: every product and sum is its own float rounding (the
  * library is built with -ffp-contract=off), in ggml's order. docs/QUANTIZATION.md
  * lists the few places where ctensor pins down what ggml leaves undefined. */
 #include "core/cpu_features.h"
@@ -203,7 +203,8 @@ void ct_quantize_iq4_nl_portable(const float *restrict x, void *restrict vy, int
             }
         }
         if (amax < IQ4NL_GROUP_MAX_EPS) {
-            /* ggml packs stale indices here; DESIGN.md fixes them to 8 (value 1, times d = 0). */
+            /* ggml packs stale indices here; ctensor fixes them to 8 (value 1, times d = 0):
+             * docs/QUANTIZATION.md, IQ4_NL. */
             y[i].d = ct_fp32_to_fp16_inline(0.0f);
             memset(y[i].qs, 0x88, sizeof y[i].qs);
             continue;

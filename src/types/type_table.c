@@ -1,4 +1,4 @@
-/* The type table (SPEC.md §3.1): names, block sizes and bytes per block. */
+/* The type table (docs/QUANTIZATION.md, Type table): names, block sizes and bytes per block. */
 #include "core/internal.h"
 #include "types/types_internal.h"
 

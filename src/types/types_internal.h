@@ -10,7 +10,8 @@
 #include <string.h>
 
 /* Packed so that a block may be read from any address (rows of mapped files,
- * views at odd offsets); the static asserts pin the layouts of SPEC.md §3.5. */
+ * views at odd offsets); the static asserts pin the sizes of
+ * docs/QUANTIZATION.md, Block layouts. */
 #if defined(__GNUC__)
 #  define CT_PACKED __attribute__((packed))
 #else
@@ -128,7 +129,7 @@ _Static_assert(sizeof(block_iq1_m) == 56, "block_iq1_m size");
 _Static_assert(sizeof(block_tq1_0) == 54, "block_tq1_0 size");
 _Static_assert(sizeof(block_tq2_0) == 66, "block_tq2_0 size");
 
-/* -127, -104, ..., 113 (SPEC.md §3.5) */
+/* -127, -104, ..., 113 (docs/QUANTIZATION.md, Block layouts) */
 extern const int8_t ct_kvalues_iq4nl[16];
 /* The fp16 scale stored for an IQ4_NL block whose d is NaN (inf or huge finite input):
  * positive and quiet, whatever sign the arithmetic produced. */

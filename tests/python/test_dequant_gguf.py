@@ -26,7 +26,7 @@ SEED = int(os.environ.get("CT_TEST_SEED", "0") or 0) or int.from_bytes(os.urando
 RANDOM_BLOCKS = 10_000
 CHUNK_BLOCKS = 8192  # keeps gguf's temporaries small for 256-blocks
 
-# Byte offsets of the fp16 scale fields in each block (SPEC.md §3.5).
+# Byte offsets of the fp16 scale fields in each block (docs/QUANTIZATION.md, Block layouts).
 SCALES = {
     "Q4_0": [0], "Q4_1": [0, 2], "Q5_0": [0], "Q5_1": [0, 2], "Q8_0": [0], "IQ4_NL": [0],
     "Q2_K": [80, 82], "Q3_K": [108], "Q4_K": [0, 2], "Q5_K": [0, 2], "Q6_K": [208], "IQ4_XS": [0],

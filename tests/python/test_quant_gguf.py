@@ -1,5 +1,5 @@
 """ct_quantize_row against the gguf package's numpy quantizers and against a
-float32 reference written here from ggml's quantize_row_*_ref (SPEC.md §3.6).
+float32 reference written here from ggml's quantize_row_*_ref (docs/QUANTIZATION.md, The formats).
 
 For Q8_0, Q4_0, Q4_1, Q5_0 and Q5_1:
   * every block must equal the hand-written float32 reference byte for byte;
