@@ -129,6 +129,12 @@ def short_label(rec, mixed):
     return name
 
 
+def bar_inches(labels):
+    """Bars are evenly spaced: room for two-line labels where many are, a little more where a few are."""
+    wrapped = sum("\n" in l for l in labels)
+    return 0.2 if not wrapped else 0.34 if wrapped > len(labels) // 4 else 0.25
+
+
 def panels_of(cases):
     """[(title, records, mixed ops?, 'frac' or 'flops')]: one panel per op family that has cases."""
     panels = []
@@ -154,8 +160,7 @@ def chart(device, cases, path, title):
         sys.exit(f"perf_report.py: no case to chart in {len(cases)} record(s)")
     flops = [r for r in cases if is_flops_case(r)]
     panels = [(n, recs, mixed, kind, [short_label(r, mixed) for r in recs]) for n, recs, mixed, kind in panels]
-    # bars are evenly spaced: a panel with two-line labels gives every bar room for two lines
-    heights = [max(1.0, len(p[4]) * (0.34 if any("\n" in l for l in p[4]) else 0.2) + 0.6) for p in panels]
+    heights = [max(1.0, len(p[4]) * bar_inches(p[4]) + 0.6) for p in panels]
     total = sum(heights) + 1.6  # inches: the panels, then title, legend and footnote
     fig, axes = plt.subplots(len(panels), 1, figsize=(12, total),
                              gridspec_kw={"height_ratios": heights}, squeeze=False)
@@ -180,7 +185,7 @@ def chart(device, cases, path, title):
                 ax.text(v, i, f" {v:.1f}", va="center", fontsize=6)
         ax.set_yticks(range(len(recs)))
         ax.set_yticklabels(labels, fontsize=7)
-        ax.invert_yaxis()
+        ax.set_ylim(len(recs) - 0.5, -0.5)  # first case on top, no blank margin
         ax.set_title(name, fontsize=9, loc="left", fontweight="bold")
         ax.tick_params(axis="x", labelsize=7)
     handles = [Patch(color=c, label=l) for _, c, l in BANDS]
