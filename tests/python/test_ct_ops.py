@@ -294,7 +294,7 @@ class CtOps(unittest.TestCase):
         passed, failed, skipped = summary(out)
         n = passed + failed + skipped
         lines = err.splitlines()
-        self.assertEqual(lines[0], "ct-ops test: %d cases (%d on each of 1 device)" % (n, n))
+        self.assertEqual(lines[0], "ct-ops test: %d cases on CPU (against REF)" % n)
         steps = [l for l in lines if l.startswith("[")]
         self.assertEqual(len(steps), n, err)
         for i, l in enumerate(steps):

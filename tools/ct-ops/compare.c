@@ -468,8 +468,16 @@ int cto_cmd_test(const cto_opts *o) {
     }
     fflush(stdout);
 
-    char what[96];
-    snprintf(what, sizeof what, "(%zu on each of %d device%s)", n_sel, n_dev, n_dev == 1 ? "" : "s");
+    /* "on CPU (against REF)", or "1768 on each of CPU, OpenCL0" */
+    char what[256];
+    if (n_dev == 1) {
+        snprintf(what, sizeof what, "on %s (against %s)", ct_device_name(devs[0]), ct_device_name(bases[0]));
+    } else {
+        int len = snprintf(what, sizeof what, "(%zu on each of", n_sel);
+        for (int i = 0; i < n_dev && len > 0 && (size_t)len < sizeof what; i++)
+            len += snprintf(what + len, sizeof what - (size_t)len, "%s %s", i ? "," : "", ct_device_name(devs[i]));
+        if (len > 0 && (size_t)len < sizeof what) snprintf(what + len, sizeof what - (size_t)len, ")");
+    }
     cto_progress pr;
     cto_progress_start(&pr, o->quiet, "test", n_sel * (size_t)n_dev, what);
     counts total = {0, 0, 0};

@@ -366,9 +366,15 @@ int cto_cmd_perf(const cto_opts *o) {
         printf(",\"seed\":%llu,\"cases\":%zu,\"devices\":%d}\n", (unsigned long long)seed, n_sel, n_dev);
         fflush(stdout);
     }
-    char what[96];
-    snprintf(what, sizeof what, "(%zu on each of %d device%s, after a copy-bandwidth measurement on each)", n_sel,
-             n_dev, n_dev == 1 ? "" : "s");
+    char what[256];
+    if (n_dev == 1) {
+        snprintf(what, sizeof what, "on %s, after its copy bandwidth", ct_device_name(devs[0]));
+    } else {
+        int len = snprintf(what, sizeof what, "(%zu on each of", n_sel);
+        for (int i = 0; i < n_dev && len > 0 && (size_t)len < sizeof what; i++)
+            len += snprintf(what + len, sizeof what - (size_t)len, "%s %s", i ? "," : "", ct_device_name(devs[i]));
+        if (len > 0 && (size_t)len < sizeof what) snprintf(what + len, sizeof what - (size_t)len, ", each after its copy bandwidth)");
+    }
     cto_progress pr;
     cto_progress_start(&pr, o->quiet, "perf", n_sel * (size_t)n_dev, what);
     int n_status[4] = {0, 0, 0, 0};
