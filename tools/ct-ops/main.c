@@ -64,7 +64,7 @@ static void usage(FILE *f) {
     for (int k = 0; k < CTO_KIND_COUNT; k++) fprintf(f, "%s%s", k ? (k % 7 ? ", " : ",\n                 ") : "",
                                                      cto_kind_name((cto_kind)k));
     fprintf(f, ");\n"
-               "                 repeatable, or a comma-separated list; any case\n"
+               "                 repeatable, or a comma-separated list, in any letter case\n"
                "  -b DEVICE      only this device (see ct-ops devices)\n"
                "  -p SUBSTRING   only cases whose name contains SUBSTRING (case-sensitive)\n"
                "  --json         JSON Lines on stdout: one object per line, every one starting\n"
