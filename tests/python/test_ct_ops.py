@@ -2,11 +2,14 @@
 
 ct-ops is found through CT_OPS (set by ctest), else next to the library named by
 CT_LIBRARY (<build>/tools/ct-ops)."""
+import fcntl
 import json
 import os
 import pty
 import re
 import select
+import struct
+import termios
 import subprocess
 import sys
 import time
@@ -310,6 +313,7 @@ class CtOps(unittest.TestCase):
     def test_progress_on_a_terminal(self):
         # stderr a terminal: one line redrawn with \r and erased (ESC [K); stdout stays clean
         master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # 60 columns
         env = dict(os.environ, CT_OPS_PROGRESS_SECONDS="0")
         env.pop("CT_OPS_FAULT", None)
         p = subprocess.Popen([CT_OPS, "test", "-b", "CPU", "-o", "SUM_ROWS,MEAN"], stdout=subprocess.PIPE,
@@ -338,6 +342,11 @@ class CtOps(unittest.TestCase):
         redraws = re.findall(r"\r\[(\d+)/%d +\d+%%, about [^\]]+ left\] CPU: (SUM_ROWS|MEAN)\(" % n, err)
         self.assertEqual([int(k) for k, _ in redraws], list(range(1, n + 1)))
         self.assertIn("\x1b[K", err)
+        # each redrawn line fits the terminal's 60 columns (cut with "..."), so \r returns to its start
+        drawn = [seg.split("\x1b[K")[0] for seg in err.split("\r") if seg.startswith("[")]
+        self.assertEqual(len(drawn), n)
+        self.assertTrue(all(len(d) < 60 for d in drawn), drawn)
+        self.assertTrue(any(d.endswith("...") for d in drawn), drawn)
         self.assertRegex(err, r"ct-ops test: %d cases done in \d+ s" % n)
         self.assertNotIn("\r", out)
         self.assertNotIn("[1/", out)

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -155,8 +156,12 @@ void cto_progress_case(cto_progress *p, size_t done, const char *dev, const char
     int n = snprintf(line, sizeof line, "[%zu/%zu %3d%%, about %s left] %s: %s", done + 1, p->total, pct, left, dev,
                      name);
     if (p->tty) {
-        /* one terminal line: cut at 100 columns, then clear the rest of the old line */
-        if (n > 100) memcpy(line + 96, "...", 4);
+        /* one terminal line, so that \r returns to its start: cut to the terminal's width */
+        struct winsize ws;
+        int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+        if (cols > (int)sizeof line) cols = (int)sizeof line;
+        if (cols < 8) cols = 8;
+        if (n >= cols) memcpy(line + cols - 4, "...", 4);
         fflush(stdout);
         fprintf(stderr, "\r%s\033[K", line);
         p->drawn = true;
