@@ -300,6 +300,7 @@ static void print_case(const cto_opts *o, const cto_case *c, ct_device *dev, ct_
                        double ms, cto_progress *pr) {
     static const char *codes[3] = {"OK", "FAIL", "not supported"};
     if (o->json) {
+        cto_progress_clear(pr); /* stdout may be the same terminal */
         cto_json_rec("case");
         printf(",\"device\":");
         cto_json_str(stdout, ct_device_name(dev));
@@ -366,6 +367,7 @@ static int test_device(const cto_opts *o, ct_device *dev, ct_device *base, const
     }
     size_t mfree = 0, mtotal = 0;
     ct_device_memory(dev, &mfree, &mtotal);
+    cto_progress_clear(pr);
     if (o->json) {
         cto_json_rec("device");
         printf(",\"device\":");
@@ -376,7 +378,6 @@ static int test_device(const cto_opts *o, ct_device *dev, ct_device *base, const
         cto_json_str(stdout, ct_device_name(base));
         printf(",\"memory_free\":%zu,\"memory_total\":%zu}\n", mfree, mtotal);
     } else {
-        cto_progress_clear(pr);
         printf("Testing %s (%s, %zu/%zu MiB free) against %s\n", ct_device_name(dev), ct_device_description(dev),
                mfree >> 20, mtotal >> 20, ct_device_name(base));
     }
