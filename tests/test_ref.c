@@ -174,10 +174,9 @@ static void test_mul_mat_q8_0(void) {
     ct_context_free(ctx);
 }
 
-/* Random Q4_0 / F16 / F32 weights, a permuted and broadcast src1, against a loop
- * over logical indices with the same double accumulation: bit-equal. */
-static void test_mul_mat_random(ct_type ta) {
-    const int64_t K = ct_type_block_size(ta) == 1 ? 7 : 64, M = 3, N = 2, B2 = 2, R2 = 3, B3 = 2;
+/* Random weights of type ta, a permuted and broadcast src1, against a loop over
+ * logical indices with the same double accumulation: bit-equal. */
+static void mul_mat_random(ct_type ta, int64_t K, int64_t M, int64_t N, int64_t B2, int64_t R2, int64_t B3) {
     ct_context *ctx = new_ctx();
     ct_tensor *a = ct_tensor_new_4d(ctx, ta, K, M, B2, B3);
     ct_tensor *braw = ct_tensor_new_4d(ctx, CT_TYPE_F32, K, B2 * R2, N, B3); /* braw[k, i2, i1, i3] */
@@ -219,6 +218,17 @@ static void test_mul_mat_random(ct_type ta) {
     free(af), free(adq), free(bf), free(r), free(aq);
     ct_buffer_free(buf);
     ct_context_free(ctx);
+}
+
+static void test_mul_mat_random(ct_type ta) {
+    mul_mat_random(ta, ct_type_block_size(ta) == 1 ? 7 : 64, 3, 2, 2, 3, 2);
+}
+
+/* REF converts src1 rows in blocks of at most 4 Mi floats (ref_mul_mat.c): with
+ * K = 1.4 M a block holds 2 rows, so N = 5 spans three blocks, the last one short;
+ * every element must still be the plain loop's sum. */
+static void test_mul_mat_row_blocks(void) {
+    mul_mat_random(CT_TYPE_F32, 1400000, 3, 5, 1, 1, 1);
 }
 
 /* ---- norms ------------------------------------------------------------------ */
@@ -834,6 +844,7 @@ int main(void) {
     test_mul_mat_random(CT_TYPE_F32);
     test_mul_mat_random(CT_TYPE_F16);
     test_mul_mat_random(CT_TYPE_Q4_0);
+    test_mul_mat_row_blocks();
     test_norms();
     test_group_norm();
     test_sum_rows();

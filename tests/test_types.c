@@ -2,6 +2,7 @@
 #include "testutil.h"
 
 #include <stdint.h>
+#include <string.h>
 
 typedef struct expected_type {
     int id;
@@ -93,7 +94,22 @@ static void test_invalid(void) {
 
 static void test_from_name(void) {
     ct_type t = CT_TYPE_F32;
-    const char *bad[] = {"invalid", "", "F32", "Q4_0", "q2_k", "q4_2", "f32 ", "float"};
+    /* any case finds the type; ct_type_name keeps ggml's spelling */
+    const struct {
+        const char *name;
+        ct_type type;
+        const char *canonical;
+    } good[] = {{"Q8_0", CT_TYPE_Q8_0, "q8_0"}, {"q4_k", CT_TYPE_Q4_K, "q4_K"}, {"Q4_K", CT_TYPE_Q4_K, "q4_K"},
+                {"F32", CT_TYPE_F32, "f32"}, {"Iq4_Nl", CT_TYPE_IQ4_NL, "iq4_nl"}, {"BF16", CT_TYPE_BF16, "bf16"},
+                {"q6_K", CT_TYPE_Q6_K, "q6_K"}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        t = CT_TYPE_COUNT;
+        CHECK_MSG(ct_type_from_name(good[i].name, &t) == CT_OK && t == good[i].type, "\"%s\": %s (got %d)",
+                  good[i].name, ct_last_error(), (int)t);
+        CHECK_MSG(strcmp(ct_type_name(t), good[i].canonical) == 0, "\"%s\" -> %s, want %s", good[i].name,
+                  ct_type_name(t), good[i].canonical);
+    }
+    const char *bad[] = {"invalid", "", "INVALID", "q4_2", "Q4_2", "f32 ", " F32", "float", "q8_0x", "q8"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ct_clear_error();
         t = CT_TYPE_Q8_0;

@@ -69,12 +69,22 @@ size_t ct_type_size(ct_type type) { return ct_type_is_valid(type) ? traits[type]
 
 bool ct_type_is_quantized(ct_type type) { return ct_type_is_valid(type) && traits[type].quantized; }
 
+/* ASCII case-insensitive equality, independent of the locale. */
+static bool name_eq_ci(const char *a, const char *b) {
+    for (; *a && *b; a++, b++) {
+        char ca = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char cb = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (ca != cb) return false;
+    }
+    return *a == *b;
+}
+
 ct_status ct_type_from_name(const char *name, ct_type *type) {
     if (name == NULL || type == NULL) {
         return ct_fail(CT_INVALID_ARGUMENT, "ct_type_from_name: %s is NULL", name == NULL ? "name" : "type");
     }
     for (int t = 0; t < CT_TYPE_COUNT; t++) {
-        if (traits[t].name != NULL && strcmp(traits[t].name, name) == 0) {
+        if (traits[t].name != NULL && name_eq_ci(traits[t].name, name)) {
             *type = (ct_type)t;
             return CT_OK;
         }

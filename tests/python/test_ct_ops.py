@@ -2,9 +2,14 @@
 
 ct-ops is found through CT_OPS (set by ctest), else next to the library named by
 CT_LIBRARY (<build>/tools/ct-ops)."""
+import fcntl
 import json
 import os
+import pty
 import re
+import select
+import struct
+import termios
 import subprocess
 import sys
 import time
@@ -36,7 +41,15 @@ def run(*args, env=None, timeout=120):
 
 
 def json_lines(text):
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+    """Every line of a --json run: one object each, all with schema 1 and a type."""
+    objs = [json.loads(line) for line in text.splitlines()]
+    for o in objs:
+        assert o.get("schema") == 1 and isinstance(o.get("type"), str), o
+    return objs
+
+
+def records(objs, kind):
+    return [o for o in objs if o["type"] == kind]
 
 
 def summary(stdout):
@@ -54,18 +67,22 @@ class CtOps(unittest.TestCase):
         self.assertRegex(out, r"buffer type: \S+ \(alignment \d+")
         rc, out, err = run("devices", "--json")
         self.assertEqual(rc, 0, err)
-        doc = json.loads(out)
-        names = [d["name"] for d in doc["devices"]]
+        objs = json_lines(out)
+        self.assertEqual({k: objs[0][k] for k in ("type", "command")}, {"type": "run", "command": "devices"})
+        self.assertRegex(objs[0]["ctensor"], r"^\d+\.\d+\.\d+")
+        devices = records(objs, "device")
+        names = [d["device"] for d in devices]
         self.assertEqual(names[0], "CPU")
         self.assertIn("REF", names)
-        for d in doc["devices"]:
+        self.assertEqual((objs[0]["devices"], objs[0]["registrations"]), (len(devices), len(records(objs, "registration"))))
+        for d in devices:
             self.assertGreater(d["memory_total"], 0)
             self.assertGreaterEqual(d["memory_total"], d["memory_free"])
-            self.assertIn(d["type"], ("CPU", "GPU", "ACCEL"))
+            self.assertIn(d["device_type"], ("CPU", "GPU", "ACCEL"))
             self.assertGreater(d["buffer_type"]["alignment"], 0)
             self.assertGreater(d["buffer_type"]["max_size"], 0)
             self.assertEqual(set(d["caps"]), {"async", "host_buffer", "buffer_from_host_ptr", "events"})
-        regs = {r["name"]: r["devices"] for r in doc["registrations"]}
+        regs = {r["name"]: r["devices"] for r in records(objs, "registration")}
         self.assertIn("CPU", regs["CPU"])
         self.assertIn("REF", regs["REF"])
 
@@ -90,7 +107,8 @@ class CtOps(unittest.TestCase):
         self.assertTrue(all(c["ok"] for c in checks), [c for c in checks if not c["ok"]])
         self.assertTrue(any("fp16" in c["name"] for c in checks) and any("bf16" in c["name"] for c in checks))
         self.assertTrue(any("q4_0 quantize twice" in c["name"] for c in checks))
-        self.assertEqual(objs[-1], {"type": "summary", "passed": len(checks), "failed": 0})
+        self.assertEqual(objs[-1], {"schema": 1, "type": "summary", "passed": len(checks), "failed": 0})
+        self.assertEqual((objs[0]["type"], objs[0]["command"]), ("run", "selfcheck"))
 
     def test_support(self):
         rc, out, err = run("support")
@@ -98,10 +116,12 @@ class CtOps(unittest.TestCase):
         self.assertRegex(out, r"GET_ROWS\s+f32\s+yes\s+yes")
         rc, out, err = run("support", "--json", "-o", "GET_ROWS", "-b", "CPU")
         self.assertEqual(rc, 0, out + err)
-        doc = json.loads(out)
-        self.assertEqual(doc["devices"], ["CPU"])
-        cells = {r["type"]: r["support"]["CPU"] for r in doc["rows"]}
-        self.assertEqual({r["op"] for r in doc["rows"]}, {"GET_ROWS"})
+        objs = json_lines(out)
+        self.assertEqual((objs[0]["type"], objs[0]["command"], objs[0]["devices"]), ("run", "support", ["CPU"]))
+        rows = records(objs, "support")
+        self.assertEqual(objs[-1], {"schema": 1, "type": "summary", "rows": len(rows), "build_errors": 0})
+        cells = {r["types"]: r["support"]["CPU"] for r in rows}
+        self.assertEqual({r["op"] for r in rows}, {"GET_ROWS"})
         self.assertEqual(cells["f32"], "yes")
         self.assertEqual(cells["q4_0"], "yes")
         self.assertEqual(cells["iq2_xxs"], "no")  # no dequantizer for the IQ grids
@@ -115,12 +135,30 @@ class CtOps(unittest.TestCase):
         self.assertEqual(failed, 0)
         self.assertGreater(passed, 500)
         self.assertGreater(skipped, 0)  # the IQ grid types are not supported
+        # by default no line per case: a table of ops whose counts add up to the total
+        self.assertNotIn(": OK", out)
+        self.assertNotIn("not supported [", out)
+        table = {}
         for op in ("GET_ROWS", "SET_ROWS", "MUL_MAT", "CPY", "DUP", "CONT", "CAST", "RMS_NORM", "NORM", "L2_NORM",
                    "GROUP_NORM", "SUM_ROWS", "MEAN"):
-            self.assertRegex(out, r"\n  %s\(.*\): OK\n" % op)
-        self.assertIn("  SET_ROWS(type=q4_0,ne=[256,5,1,3],nr23=[1,1],r=1,v=0): OK", out)
+            m = re.search(r"\n  %s +(\d+) +(\d+) +(\d+)\n" % op, out)
+            self.assertTrue(m, op)
+            table[op] = tuple(int(g) for g in m.groups())
+            self.assertGreater(table[op][0], 0, op)
+        self.assertEqual(tuple(sum(t[i] for t in table.values()) for i in range(3)), (passed, failed, skipped))
+        self.assertLess(len(out.splitlines()), 30)
         self.assertIn("against REF", out)
+        self.assertIn("\nCPU: %d passed, %d failed, %d not supported (" % (passed, failed, skipped), out)
         self.assertLess(elapsed, 120)
+
+    def test_verbose_prints_every_case(self):
+        rc, out, err = run("test", "-b", "CPU", "-o", "SET_ROWS", "-p", "type=q4_0", "-v", "-q")
+        self.assertEqual(rc, 0, out + err)
+        passed, failed, skipped = summary(out)
+        self.assertIn("  SET_ROWS(type=q4_0,ne=[256,5,1,3],nr23=[1,1],r=1,v=0): OK (bytes equal", out)
+        self.assertEqual(len(re.findall(r"\n  SET_ROWS\(.*\): OK", out)), passed)
+        self.assertEqual(len(re.findall(r"\n  SET_ROWS\(.*\): not supported \[", out)), skipped)
+        self.assertEqual(err, "")
 
     def test_ref_against_cpu(self):
         rc, out, err = run("test", "-o", "GET_ROWS", "-b", "REF")
@@ -135,8 +173,13 @@ class CtOps(unittest.TestCase):
         rc, out, err = run("test", "--json", "-b", "CPU", "-o", "SET_ROWS", "-p", "type=q4_0", "--seed", "3")
         self.assertEqual(rc, 0, out + err)
         objs = json_lines(out)
-        self.assertEqual(objs[0], {"type": "run", "seed": 3})
+        self.assertEqual({k: objs[0][k] for k in ("type", "command", "seed", "devices")},
+                         {"type": "run", "command": "test", "seed": 3, "devices": 1})
         cases = [o for o in objs if o["type"] == "case"]
+        self.assertEqual(objs[0]["cases"], len(cases))
+        ops = records(objs, "op")
+        self.assertEqual([(o["device"], o["op"], o["passed"], o["failed"], o["not_supported"]) for o in ops],
+                         [("CPU", "SET_ROWS", len(cases), 0, 0)])
         self.assertGreater(len(cases), 10)
         for c in cases:
             self.assertEqual((c["op"], c["device"], c["baseline"]), ("SET_ROWS", "CPU", "REF"))
@@ -172,8 +215,9 @@ class CtOps(unittest.TestCase):
         rc, out, err = run("perf", "--quick", "-o", "SET_ROWS", "-b", "CPU", "--json")
         self.assertEqual(rc, 0, out + err)
         objs = json_lines(out)
-        dev = objs[0]
-        self.assertEqual((dev["type"], dev["device"]), ("device", "CPU"))
+        self.assertEqual((objs[0]["type"], objs[0]["command"], objs[0]["cases"]), ("run", "perf", 27))
+        dev = objs[1]
+        self.assertEqual((dev["type"], dev["device"], dev["registration"]), ("device", "CPU", "CPU"))
         self.assertGreater(dev["copy_gbps"], 0)
         self.assertGreater(dev["copy_bytes"], 0)
         cases = [o for o in objs if o["type"] == "perf"]
@@ -187,6 +231,8 @@ class CtOps(unittest.TestCase):
             self.assertLessEqual(c["best_us"], c["us_per_run"])
             self.assertAlmostEqual(c["bw_frac"], c["gbps"] / dev["copy_gbps"], delta=1e-3 * c["bw_frac"] + 1e-9)
             types.add(re.match(r"SET_ROWS\(type=(\w+),", c["case"]).group(1))
+        self.assertEqual(objs[-1], {"schema": 1, "type": "summary", "ok": 27, "not_supported": 0, "skipped": 0,
+                                    "errors": 0, "devices": 1})
         self.assertEqual(types, {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "iq4_nl"})
         # one F32 row of 4096 into F32: 4096*4 written + 4096*4 read + 8 index bytes
         one = [c for c in cases if c["case"].startswith("SET_ROWS(type=f32,") and ",r=1," in c["case"]][0]
@@ -204,7 +250,8 @@ class CtOps(unittest.TestCase):
             self.assertGreater(c["copy_gbps"], 0, c)
             self.assertAlmostEqual(c["bw_frac"], c["gbps"] / c["copy_gbps"], delta=1e-3 * c["bw_frac"] + 1e-9)
         # a fresh timing per case: not every case carries the device line's figure
-        self.assertTrue(any(c["copy_gbps"] != objs[0]["copy_gbps"] for c in cases))
+        dev = records(objs, "device")[0]
+        self.assertTrue(any(c["copy_gbps"] != dev["copy_gbps"] for c in cases))
         rc, out, err = run("test", "--copy-each")
         self.assertEqual(rc, 2)
         self.assertIn("--copy-each", err)
@@ -216,6 +263,125 @@ class CtOps(unittest.TestCase):
         self.assertRegex(out, r"copy bandwidth [0-9.]+ GB/s")
         self.assertRegex(out, r"MUL_MAT\(type_a=f16,.*n=512.*\): \d+ runs, [0-9.]+ us/run, [0-9.]+ [KMGT]?FLOP/s")
         self.assertNotIn("RMS_NORM", out)  # -p applies to every op
+
+    def test_json_schema_every_command(self):
+        # one rule for every command: JSON Lines, each record {"schema": 1, "type": ...}, a run record first
+        expect = {
+            ("devices",): {"run", "registration", "device"},
+            ("selfcheck", "--seed", "1"): {"run", "type", "check", "summary"},
+            ("support", "-o", "SUM_ROWS"): {"run", "support", "summary"},
+            ("test", "-b", "CPU", "-o", "SUM_ROWS", "-q"): {"run", "device", "case", "op", "summary"},
+            ("perf", "--quick", "-b", "CPU", "-o", "SUM_ROWS", "--min-time", "0", "-q"):
+                {"run", "device", "perf", "summary"},
+        }
+        fields = {"run": {"command", "ctensor"}, "device": {"device"}, "case": {"device", "op", "case", "status"},
+                  "perf": {"device", "op", "case", "status"}, "support": {"op", "types", "support"},
+                  "op": {"device", "op", "passed", "failed", "not_supported"}, "check": {"name", "ok"},
+                  "registration": {"name", "devices"}, "type": {"id", "name"}, "summary": set()}
+        for args, kinds in expect.items():
+            rc, out, err = run(*args, "--json")
+            self.assertEqual(rc, 0, (args, err))
+            objs = json_lines(out)
+            self.assertEqual((objs[0]["type"], objs[0]["command"]), ("run", args[0]), args)
+            self.assertEqual(len(records(objs, "run")), 1, args)
+            self.assertEqual({o["type"] for o in objs}, kinds, args)
+            for o in objs:
+                self.assertLessEqual(fields[o["type"]], set(o), (args, o))
+            if "summary" in kinds:
+                self.assertEqual(objs[-1]["type"], "summary", args)
+
+    def test_progress_on_a_pipe(self):
+        # stderr not a terminal: the case count, then plain lines (here one per case), then a done line
+        rc, out, err = run("test", "-b", "CPU", "-o", "SUM_ROWS", env={"CT_OPS_PROGRESS_SECONDS": "0"})
+        self.assertEqual(rc, 0, out + err)
+        passed, failed, skipped = summary(out)
+        n = passed + failed + skipped
+        lines = err.splitlines()
+        self.assertEqual(lines[0], "ct-ops test: %d cases on CPU (against REF)" % n)
+        steps = [l for l in lines if l.startswith("[")]
+        self.assertEqual(len(steps), n, err)
+        for i, l in enumerate(steps):
+            self.assertRegex(l, r"^\[%d/%d +\d+%%, about (\?|\d+ s) left\] CPU: SUM_ROWS\(" % (i + 1, n))
+        self.assertRegex(lines[-1], r"^ct-ops test: %d cases done in \d+ s$" % n)
+        self.assertNotIn("\r", err)
+        # the default interval (seconds): a short run still shows the count and the first case
+        rc, out, err = run("perf", "--quick", "-b", "CPU", "-o", "SUM_ROWS", "--min-time", "0")
+        self.assertEqual(rc, 0, out + err)
+        self.assertRegex(err, r"^ct-ops perf: \d+ cases .*\n\[1/\d+ +0%, about \? left\] CPU: SUM_ROWS\(")
+        self.assertRegex(err, r"\nct-ops perf: \d+ cases done in \d+ s\n$")
+
+    def test_progress_on_a_terminal(self):
+        # stderr a terminal: one line redrawn with \r and erased (ESC [K); stdout stays clean
+        master, slave = pty.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 60, 0, 0))  # 60 columns
+        env = dict(os.environ, CT_OPS_PROGRESS_SECONDS="0")
+        env.pop("CT_OPS_FAULT", None)
+        p = subprocess.Popen([CT_OPS, "test", "-b", "CPU", "-o", "SUM_ROWS,MEAN"], stdout=subprocess.PIPE,
+                             stderr=slave, env=env)
+        os.close(slave)
+        chunks = []
+        while True:
+            r, _, _ = select.select([master], [], [], 60)
+            if not r:
+                break
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            chunks.append(data)
+        out = p.stdout.read().decode()
+        p.stdout.close()
+        self.assertEqual(p.wait(timeout=60), 0, out)
+        os.close(master)
+        err = b"".join(chunks).decode()
+        passed, failed, skipped = summary(out)
+        n = passed + failed + skipped
+        self.assertIn("ct-ops test: %d cases" % n, err)
+        redraws = re.findall(r"\r\[(\d+)/%d +\d+%%, about [^\]]+ left\] CPU: (SUM_ROWS|MEAN)\(" % n, err)
+        self.assertEqual([int(k) for k, _ in redraws], list(range(1, n + 1)))
+        self.assertIn("\x1b[K", err)
+        # each redrawn line fits the terminal's 60 columns (cut with "..."), so \r returns to its start
+        drawn = [seg.split("\x1b[K")[0] for seg in err.split("\r") if seg.startswith("[")]
+        self.assertEqual(len(drawn), n)
+        self.assertTrue(all(len(d) < 60 for d in drawn), drawn)
+        self.assertTrue(any(d.endswith("...") for d in drawn), drawn)
+        self.assertRegex(err, r"ct-ops test: %d cases done in \d+ s" % n)
+        self.assertNotIn("\r", out)
+        self.assertNotIn("[1/", out)
+
+    def test_quiet(self):
+        for args in (("test", "-b", "CPU", "-o", "SUM_ROWS"),
+                     ("perf", "--quick", "-b", "CPU", "-o", "SUM_ROWS", "--min-time", "0")):
+            for q in ("-q", "--quiet"):
+                rc, out, err = run(*args, q, env={"CT_OPS_PROGRESS_SECONDS": "0"})
+                self.assertEqual(rc, 0, (args, out, err))
+                self.assertEqual(err, "", args)
+                self.assertNotEqual(out, "", args)
+        rc, out, err = run("devices", "-q")
+        self.assertEqual(rc, 2)
+        self.assertIn("option -q does not apply to 'devices'", err)
+
+    def test_no_case_matches(self):
+        # a filter that selects nothing is a usage error (2) that says so, for every command that takes one
+        for cmd in ("test", "support", "perf"):
+            rc, out, err = run(cmd, "-b", "CPU", "-o", "MUL_MAT", "-p", "no-such-case")
+            self.assertEqual(rc, 2, (cmd, out, err))
+            self.assertIn("ct-ops %s: no case matches -o MUL_MAT -p 'no-such-case'; nothing was run" % cmd, err)
+            self.assertEqual(out, "", cmd)
+
+    def test_unknown_op_lists_ops(self):
+        rc, out, err = run("test", "-o", "GET_ROWS,MATMUL")
+        self.assertEqual(rc, 2)
+        m = re.search(r"unknown op 'MATMUL'; ops: (.*)\n", err)
+        self.assertTrue(m, err)
+        ops = m.group(1).split()
+        for op in ("GET_ROWS", "SET_ROWS", "MUL_MAT", "CPY", "RMS_NORM", "MEAN"):
+            self.assertIn(op, ops)
+        rc, out, err = run("--help")
+        for op in ops:  # the help lists the same ops
+            self.assertIn(op, out)
 
     def test_usage_errors(self):
         for args in ((), ("bogus",), ("test", "--bogus"), ("test", "-o"), ("test", "-o", "NOT_AN_OP"),

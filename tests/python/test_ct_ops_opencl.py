@@ -1,25 +1,24 @@
 """Runs `ct-ops test` on every OpenCL device against the CPU backend: the full case
 list, byte for byte where the op is deterministic. In CI that is PoCL; where no
 OpenCL device exists the test says so and passes (there is nothing to compare)."""
-import json
 import os
 import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from test_ct_ops import CT_OPS, SUMMARY  # noqa: E402
+from test_ct_ops import CT_OPS, SUMMARY, json_lines  # noqa: E402
 
 
 def main():
     out = subprocess.run([CT_OPS, "devices", "--json"], capture_output=True, text=True, check=True).stdout
-    devices = [d["name"] for d in json.loads(out)["devices"] if d.get("registration") == "OpenCL"]
+    devices = [d["device"] for d in json_lines(out) if d["type"] == "device" and d.get("registration") == "OpenCL"]
     if not devices:
         print("no OpenCL device: nothing to compare")
         return 0
     failed = 0
     for dev in devices:
-        p = subprocess.run([CT_OPS, "test", "-b", dev], capture_output=True, text=True, timeout=1200)
+        p = subprocess.run([CT_OPS, "test", "-q", "-b", dev], capture_output=True, text=True, timeout=1200)
         lines = p.stdout.strip().splitlines()
         m = SUMMARY.match(lines[-1]) if lines else None
         print(f"{dev}: exit {p.returncode}: {lines[-1] if lines else '(no output)'}")

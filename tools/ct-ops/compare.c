@@ -6,7 +6,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 enum { RES_OK, RES_FAIL, RES_UNSUPPORTED };
 
@@ -298,10 +297,12 @@ typedef struct counts {
 } counts;
 
 static void print_case(const cto_opts *o, const cto_case *c, ct_device *dev, ct_device *base, const result *r,
-                       double ms) {
+                       double ms, cto_progress *pr) {
     static const char *codes[3] = {"OK", "FAIL", "not supported"};
     if (o->json) {
-        printf("{\"type\":\"case\",\"device\":");
+        cto_progress_clear(pr); /* stdout may be the same terminal */
+        cto_json_rec("case");
+        printf(",\"device\":");
         cto_json_str(stdout, ct_device_name(dev));
         printf(",\"baseline\":");
         cto_json_str(stdout, ct_device_name(base));
@@ -322,15 +323,37 @@ static void print_case(const cto_opts *o, const cto_case *c, ct_device *dev, ct_
         printf("}\n");
         return;
     }
+    /* without -v only failures: the per-op table counts the rest */
+    if (r->code != RES_FAIL && !o->verbose) return;
+    cto_progress_clear(pr);
     if (r->code == RES_UNSUPPORTED) printf("  %s: not supported [%s]\n", c->name, r->msg);
     else if (r->code == RES_FAIL) printf("  %s: FAIL: %s\n", c->name, r->msg);
-    else if (o->verbose && r->nmse >= 0) printf("  %s: OK (nmse=%.3g, %.2f ms)\n", c->name, r->nmse, ms);
-    else if (o->verbose) printf("  %s: OK (bytes equal, %.2f ms)\n", c->name, ms);
-    else printf("  %s: OK\n", c->name);
+    else if (r->nmse >= 0) printf("  %s: OK (nmse=%.3g, %.2f ms)\n", c->name, r->nmse, ms);
+    else printf("  %s: OK (bytes equal, %.2f ms)\n", c->name, ms);
+    fflush(stdout);
+}
+
+/* Per device: passed / failed / not supported of each op that had cases. */
+static void print_op_table(const cto_opts *o, ct_device *dev, counts per_op[CTO_KIND_COUNT]) {
+    if (!o->json) printf("  %-12s %7s %7s %14s\n", "op", "passed", "failed", "not supported");
+    for (int k = 0; k < CTO_KIND_COUNT; k++) {
+        const counts *c = &per_op[k];
+        if (c->passed + c->failed + c->skipped == 0) continue;
+        if (o->json) {
+            cto_json_rec("op");
+            printf(",\"device\":");
+            cto_json_str(stdout, ct_device_name(dev));
+            printf(",\"op\":");
+            cto_json_str(stdout, cto_kind_name((cto_kind)k));
+            printf(",\"passed\":%d,\"failed\":%d,\"not_supported\":%d}\n", c->passed, c->failed, c->skipped);
+        } else {
+            printf("  %-12s %7d %7d %14d\n", cto_kind_name((cto_kind)k), c->passed, c->failed, c->skipped);
+        }
+    }
 }
 
 static int test_device(const cto_opts *o, ct_device *dev, ct_device *base, const cto_case_list *cases, cto_rng *rng,
-                       counts *total) {
+                       counts *total, cto_progress *pr) {
     side s[2];
     memset(s, 0, sizeof s);
     s[0].dev = dev;
@@ -344,8 +367,10 @@ static int test_device(const cto_opts *o, ct_device *dev, ct_device *base, const
     }
     size_t mfree = 0, mtotal = 0;
     ct_device_memory(dev, &mfree, &mtotal);
+    cto_progress_clear(pr);
     if (o->json) {
-        printf("{\"type\":\"device\",\"device\":");
+        cto_json_rec("device");
+        printf(",\"device\":");
         cto_json_str(stdout, ct_device_name(dev));
         printf(",\"description\":");
         cto_json_str(stdout, ct_device_description(dev));
@@ -356,36 +381,33 @@ static int test_device(const cto_opts *o, ct_device *dev, ct_device *base, const
         printf("Testing %s (%s, %zu/%zu MiB free) against %s\n", ct_device_name(dev), ct_device_description(dev),
                mfree >> 20, mtotal >> 20, ct_device_name(base));
     }
+    fflush(stdout);
 
-    size_t n_sel = 0, k = 0;
-    for (size_t i = 0; i < cases->n; i++) n_sel += cto_case_selected(o, &cases->v[i]);
-    bool tty_err = isatty(STDERR_FILENO), tty_out = isatty(STDOUT_FILENO);
-    double t_start = cto_now(), t_last = t_start;
+    double t_start = cto_now();
     counts cnt = {0, 0, 0};
+    counts per_op[CTO_KIND_COUNT];
+    memset(per_op, 0, sizeof per_op);
     for (size_t i = 0; i < cases->n; i++) {
         const cto_case *c = &cases->v[i];
         if (!cto_case_selected(o, c)) continue;
-        k++;
+        cto_progress_case(pr, pr->done, ct_device_name(dev), c->name);
         result r;
         double t0 = cto_now();
         run_case(c, s, rng, &r);
         double t1 = cto_now();
-        print_case(o, c, dev, base, &r, 1e3 * (t1 - t0));
-        if (r.code == RES_OK) cnt.passed++;
-        else if (r.code == RES_FAIL) cnt.failed++;
-        else cnt.skipped++;
-        /* progress for long runs, on stderr so stdout stays parseable */
-        if (t1 - t_last >= (tty_err ? 2.0 : 10.0) && (!tty_out || !tty_err)) {
-            fflush(stdout);
-            fprintf(stderr, tty_err ? "\r[%zu/%zu] %s  " : "[%zu/%zu] %s\n", k, n_sel, ct_device_name(dev));
-            t_last = t1;
-        }
+        pr->done++;
+        print_case(o, c, dev, base, &r, 1e3 * (t1 - t0), pr);
+        counts *po = &per_op[c->kind];
+        if (r.code == RES_OK) cnt.passed++, po->passed++;
+        else if (r.code == RES_FAIL) cnt.failed++, po->failed++;
+        else cnt.skipped++, po->skipped++;
     }
-    if (tty_err && !tty_out && t_last != t_start) fprintf(stderr, "\n");
-    fflush(stdout);
+    cto_progress_clear(pr);
+    print_op_table(o, dev, per_op);
     if (!o->json)
-        printf("%s: OK %d, FAIL %d, not supported %d (%.1f s)\n", ct_device_name(dev), cnt.passed, cnt.failed,
+        printf("%s: %d passed, %d failed, %d not supported (%.1f s)\n", ct_device_name(dev), cnt.passed, cnt.failed,
                cnt.skipped, cto_now() - t_start);
+    fflush(stdout);
     total->passed += cnt.passed;
     total->failed += cnt.failed;
     total->skipped += cnt.skipped;
@@ -428,23 +450,48 @@ int cto_cmd_test(const cto_opts *o) {
         }
     }
 
+    cto_case_list cases = {NULL, 0, 0};
+    cto_cases_test(&cases);
+    const size_t n_sel = cto_count_selected(o, &cases);
+    if (n_sel == 0) {
+        cto_case_list_free(&cases);
+        return CTO_EXIT_USAGE;
+    }
+
     cto_rng rng;
     uint64_t seed = o->seed_set ? o->seed : (uint64_t)(cto_now() * 1e6);
     cto_rng_seed(&rng, seed);
-    if (o->json) printf("{\"type\":\"run\",\"seed\":%llu}\n", (unsigned long long)seed);
-    else printf("seed: %llu\n", (unsigned long long)seed);
+    if (o->json) {
+        cto_json_run("test");
+        printf(",\"seed\":%llu,\"cases\":%zu,\"devices\":%d}\n", (unsigned long long)seed, n_sel, n_dev);
+    } else {
+        printf("seed: %llu\n", (unsigned long long)seed);
+    }
+    fflush(stdout);
 
-    cto_case_list cases = {NULL, 0, 0};
-    cto_cases_test(&cases);
+    /* "on CPU (against REF)", or "1768 on each of CPU, OpenCL0" */
+    char what[256];
+    if (n_dev == 1) {
+        snprintf(what, sizeof what, "on %s (against %s)", ct_device_name(devs[0]), ct_device_name(bases[0]));
+    } else {
+        int len = snprintf(what, sizeof what, "(%zu on each of", n_sel);
+        for (int i = 0; i < n_dev && len > 0 && (size_t)len < sizeof what; i++)
+            len += snprintf(what + len, sizeof what - (size_t)len, "%s %s", i ? "," : "", ct_device_name(devs[i]));
+        if (len > 0 && (size_t)len < sizeof what) snprintf(what + len, sizeof what - (size_t)len, ")");
+    }
+    cto_progress pr;
+    cto_progress_start(&pr, o->quiet, "test", n_sel * (size_t)n_dev, what);
     counts total = {0, 0, 0};
     int rc = CTO_EXIT_OK;
     for (int i = 0; i < n_dev; i++)
-        if (test_device(o, devs[i], bases[i], &cases, &rng, &total) != CTO_EXIT_OK) rc = CTO_EXIT_FAIL;
+        if (test_device(o, devs[i], bases[i], &cases, &rng, &total, &pr) != CTO_EXIT_OK) rc = CTO_EXIT_FAIL;
     cto_case_list_free(&cases);
+    cto_progress_end(&pr);
 
     if (o->json) {
-        printf("{\"type\":\"summary\",\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"devices\":%d}\n", total.passed,
-               total.failed, total.skipped, n_dev);
+        cto_json_rec("summary");
+        printf(",\"passed\":%d,\"failed\":%d,\"skipped\":%d,\"devices\":%d}\n", total.passed, total.failed,
+               total.skipped, n_dev);
         fprintf(stderr, "%d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped);
     } else {
         printf("%d passed, %d failed, %d skipped\n", total.passed, total.failed, total.skipped);

@@ -32,6 +32,16 @@ double cto_now(void);
 void *cto_xmalloc(size_t n);
 void *cto_xcalloc(size_t n, size_t size);
 
+/* --json: JSON Lines for every command, one object per line on stdout, each
+ * beginning {"schema":CTO_JSON_SCHEMA,"type":TYPE. The first record of every
+ * command is {"type":"run","command":...,"ctensor":VERSION}. The schema number
+ * changes only when a record loses or renames a field or changes its meaning. */
+#define CTO_JSON_SCHEMA 1
+/* Starts a record: prints {"schema":1,"type":"TYPE" (no closing brace). */
+void cto_json_rec(const char *type);
+/* The run record (first line of every command) without its closing brace. */
+void cto_json_run(const char *command);
+
 void cto_json_str(FILE *f, const char *s);
 /* A number, or null when not finite. */
 void cto_json_num(FILE *f, double v);
@@ -42,6 +52,25 @@ bool cto_contains(const char *hay, const char *needle);
 
 /* Renders v with a K/M/G/T suffix into buf. */
 const char *cto_fmt_si(char *buf, size_t n, double v);
+
+/* Progress on stderr for long commands (test, perf): the case count up front, then
+ * the current case, cases done and an estimate of the time left; redrawn in place
+ * (\r) on a terminal, a plain line every few seconds otherwise
+ * (CT_OPS_PROGRESS_SECONDS overrides the interval; 0: every case). Nothing under
+ * --quiet. */
+typedef struct cto_progress {
+    bool on, tty, drawn;
+    size_t total, done;
+    double t_start, t_last, interval;
+    const char *cmd;
+} cto_progress;
+
+void cto_progress_start(cto_progress *p, bool quiet, const char *cmd, size_t total, const char *what);
+/* Case done + 1 of total starts now on device dev. */
+void cto_progress_case(cto_progress *p, size_t done, const char *dev, const char *name);
+/* Erases a line drawn in place, before something else is written to the terminal. */
+void cto_progress_clear(cto_progress *p);
+void cto_progress_end(cto_progress *p);
 
 /* ---- cases.c: the case lists and the graphs they build -------------------- */
 
@@ -140,7 +169,7 @@ bool cto_tensor_to_float(const ct_tensor *t, const uint8_t *bytes, float *out);
 
 typedef struct cto_opts {
     const char *cmd;
-    bool json, verbose, quick;
+    bool json, verbose, quick, quiet;
     bool copy_each;        /* perf: the copy reference measured again before each case */
     const char *ops[32];   /* -o filters */
     int n_ops;
@@ -153,6 +182,8 @@ typedef struct cto_opts {
 } cto_opts;
 
 bool cto_case_selected(const cto_opts *o, const cto_case *c);
+/* Selected cases of l; when none, says so on stderr (naming the filters). */
+size_t cto_count_selected(const cto_opts *o, const cto_case_list *l);
 /* Backend for dev with the thread count of the options; NULL + message on failure. */
 ct_backend *cto_backend_new(const cto_opts *o, ct_device *dev);
 

@@ -8,7 +8,7 @@
 
 enum {
     F_JSON = 1 << 0, F_OP = 1 << 1, F_DEV = 1 << 2, F_PAT = 1 << 3, F_VERB = 1 << 4,
-    F_SEED = 1 << 5, F_THREADS = 1 << 6, F_PERF = 1 << 7,
+    F_SEED = 1 << 5, F_THREADS = 1 << 6, F_PERF = 1 << 7, F_QUIET = 1 << 8,
 };
 
 typedef struct command {
@@ -31,18 +31,20 @@ static const command commands[] = {
      "support [--json] [-o OP] [-b DEVICE] [-p SUBSTRING] [-v]",
      "Prints the op x type x device matrix of ct_device_supports_op over the test\n"
      "cases: yes (every case), part (some cases), no.\n"},
-    {"test", cto_cmd_test, F_JSON | F_OP | F_DEV | F_PAT | F_VERB | F_SEED | F_THREADS,
-     "test [-o OP] [-b DEVICE] [-p SUBSTRING] [--json] [-v] [--seed N] [-t THREADS]",
+    {"test", cto_cmd_test, F_JSON | F_OP | F_DEV | F_PAT | F_VERB | F_SEED | F_THREADS | F_QUIET,
+     "test [-o OP] [-b DEVICE] [-p SUBSTRING] [--json] [-v] [-q] [--seed N] [-t THREADS]",
      "Runs every case on the tested device and on its baseline (CPU, or REF when the\n"
      "tested device is CPU) node by node, and compares: copies, GET_ROWS and SET_ROWS\n"
      "byte for byte, the rest by NMSE normalized by the baseline. Without -b, every\n"
      "device except REF is tested. Sentinels around every tensor catch writes out of\n"
-     "bounds. Ends with 'N passed, N failed, N skipped' (skipped: not supported).\n"
+     "bounds. Prints each failure, then per device a table of passed / failed / not\n"
+     "supported cases per op, and ends with 'N passed, N failed, N skipped' (skipped:\n"
+     "not supported). -v prints every case. Progress goes to stderr (-q: none).\n"
      "--seed N repeats a run's data. CT_OPS_FAULT=output|sentinel|nan damages each\n"
      "result on purpose, to check that the comparison catches it.\n"},
-    {"perf", cto_cmd_perf, F_JSON | F_OP | F_DEV | F_PAT | F_VERB | F_SEED | F_THREADS | F_PERF,
-     "perf [-o OP] [-b DEVICE] [-p SUBSTRING] [--json] [--quick] [--size-scale S] [--min-time SEC] [--copy-each] "
-     "[-t THREADS]",
+    {"perf", cto_cmd_perf, F_JSON | F_OP | F_DEV | F_PAT | F_VERB | F_SEED | F_THREADS | F_PERF | F_QUIET,
+     "perf [-o OP] [-b DEVICE] [-p SUBSTRING] [--json] [-q] [--quick] [--size-scale S] [--min-time SEC] "
+     "[--copy-each] [-t THREADS]",
      "Times each case: us/run, GB/s (FLOP/s for MUL_MAT with n > 8) and GB/s as a\n"
      "fraction of the device's own copy bandwidth, measured first in the same run.\n"
      "--quick: small sizes and short runs. --size-scale S (0 < S <= 1) shrinks the\n"
@@ -50,7 +52,7 @@ static const command commands[] = {
      "--copy-each: time the CPY kernel's copy again before each case and take the\n"
      "fraction of that (or of the buffer copy, if faster), for machines whose\n"
      "bandwidth drifts during a run (shared VMs).\n"
-     "Without -b, every device except REF.\n"},
+     "Without -b, every device except REF. Progress goes to stderr (-q: none).\n"},
 };
 #define N_COMMANDS ((int)(sizeof(commands) / sizeof(commands[0])))
 
@@ -58,15 +60,29 @@ static void usage(FILE *f) {
     fprintf(f, "usage: ct-ops <command> [options]\n\ncommands:\n");
     for (int i = 0; i < N_COMMANDS; i++) fprintf(f, "  ct-ops %s\n", commands[i].synopsis);
     fprintf(f, "\noptions:\n"
-               "  -o OP          only cases of this op (GET_ROWS, SET_ROWS, MUL_MAT, CPY, CAST, DUP, CONT,\n"
-               "                 NORM, RMS_NORM, L2_NORM, GROUP_NORM, SUM_ROWS, MEAN, CHAIN); repeatable,\n"
-               "                 or a comma-separated list\n"
+               "  -o OP          only cases of this op (");
+    for (int k = 0; k < CTO_KIND_COUNT; k++) fprintf(f, "%s%s", k ? (k % 7 ? ", " : ",\n                 ") : "",
+                                                     cto_kind_name((cto_kind)k));
+    fprintf(f, ");\n"
+               "                 repeatable, or a comma-separated list, in any letter case\n"
                "  -b DEVICE      only this device (see ct-ops devices)\n"
-               "  -p SUBSTRING   only cases whose name contains SUBSTRING\n"
-               "  --json         JSON output\n"
+               "  -p SUBSTRING   only cases whose name contains SUBSTRING (case-sensitive)\n"
+               "  --json         JSON Lines on stdout: one object per line, every one starting\n"
+               "                 {\"schema\":%d,\"type\":...}; the first is the run record\n"
+               "                 {\"type\":\"run\",\"command\":...,\"ctensor\":VERSION,...}. README.md\n"
+               "                 lists each command's record types.\n"
                "  -v             verbose\n"
+               "  -q, --quiet    no progress on stderr (test, perf)\n"
                "\n'ct-ops <command> --help' describes a command. Exit status: 0 success, 1 failure,\n"
-               "2 usage error.\n");
+               "2 usage error, including -o/-p filters that select no case.\n", CTO_JSON_SCHEMA);
+}
+
+/* An unknown -o op: the message lists the valid ones. */
+static int unknown_op(const char *name) {
+    fprintf(stderr, "ct-ops: unknown op '%s'; ops:", name);
+    for (int k = 0; k < CTO_KIND_COUNT; k++) fprintf(stderr, " %s", cto_kind_name((cto_kind)k));
+    fprintf(stderr, "\n(see ct-ops --help)\n");
+    return CTO_EXIT_USAGE;
 }
 
 static int usage_error(const char *fmt, const char *arg) {
@@ -88,6 +104,18 @@ bool cto_case_selected(const cto_opts *o, const cto_case *c) {
         if (!hit) return false;
     }
     return !o->pattern || cto_contains(c->name, o->pattern);
+}
+
+size_t cto_count_selected(const cto_opts *o, const cto_case_list *l) {
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) n += cto_case_selected(o, &l->v[i]);
+    if (n == 0) {
+        fprintf(stderr, "ct-ops %s: no case matches", o->cmd);
+        for (int i = 0; i < o->n_ops; i++) fprintf(stderr, "%s%s", i ? "," : " -o ", o->ops[i]);
+        if (o->pattern) fprintf(stderr, " -p '%s'", o->pattern);
+        fprintf(stderr, "; nothing was run (-p is a case-sensitive substring of the names that -v prints)\n");
+    }
+    return n;
 }
 
 static bool parse_double(const char *s, double *v) {
@@ -144,6 +172,9 @@ int main(int argc, char **argv) {
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             need = F_VERB;
             o.verbose = true;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            need = F_QUIET;
+            o.quiet = true;
         } else if (!strcmp(a, "--quick")) {
             need = F_PERF;
             o.quick = true;
@@ -165,7 +196,7 @@ int main(int argc, char **argv) {
                 const int n_before = o.n_ops;
                 for (char *tok = strtok(copy, ","); tok; tok = strtok(NULL, ",")) {
                     cto_kind k;
-                    if (!cto_kind_from_name(tok, &k)) return usage_error("unknown op '%s'", tok);
+                    if (!cto_kind_from_name(tok, &k)) return unknown_op(tok);
                     if (o.n_ops >= 32) return usage_error("too many ops in %s", "-o");
                     o.ops[o.n_ops++] = tok;
                 }
@@ -257,9 +288,8 @@ int cto_cmd_devices(const cto_opts *o) {
     size_t n_reg = ct_backend_reg_count(), n_dev = ct_device_count();
     int rc = CTO_EXIT_OK;
     if (o->json) {
-        printf("{\"version\":");
-        cto_json_str(stdout, ct_version());
-        printf(",\"registrations\":[");
+        cto_json_run("devices");
+        printf(",\"registrations\":%zu,\"devices\":%zu}\n", n_reg, n_dev);
     } else {
         printf("ctensor %s: %zu registration(s), %zu device(s)\n", ct_version(), n_reg, n_dev);
     }
@@ -270,20 +300,20 @@ int cto_cmd_devices(const cto_opts *o) {
             continue;
         }
         if (o->json) {
-            printf("%s{\"name\":", i ? "," : "");
+            cto_json_rec("registration");
+            printf(",\"index\":%zu,\"name\":", i);
             cto_json_str(stdout, ct_backend_reg_name(reg));
             printf(",\"devices\":[");
             for (size_t j = 0; j < ct_backend_reg_dev_count(reg); j++) {
                 printf("%s", j ? "," : "");
                 cto_json_str(stdout, ct_device_name(ct_backend_reg_dev_get(reg, j)));
             }
-            printf("]}");
+            printf("]}\n");
         } else {
             printf("registration %zu: %s, %zu device(s)\n", i, ct_backend_reg_name(reg),
                    ct_backend_reg_dev_count(reg));
         }
     }
-    if (o->json) printf("],\"devices\":[");
     for (size_t i = 0; i < n_dev; i++) {
         ct_device *dev = ct_device_get(i);
         ct_device_props p;
@@ -296,11 +326,12 @@ int cto_cmd_devices(const cto_opts *o) {
         ct_backend_reg *reg = ct_device_reg(dev);
         const char *reg_name = reg ? ct_backend_reg_name(reg) : "?";
         if (o->json) {
-            printf("%s{\"index\":%zu,\"name\":", i ? "," : "", i);
+            cto_json_rec("device");
+            printf(",\"index\":%zu,\"device\":", i);
             cto_json_str(stdout, p.name);
             printf(",\"description\":");
             cto_json_str(stdout, p.description);
-            printf(",\"type\":");
+            printf(",\"device_type\":");
             cto_json_str(stdout, ct_device_type_name(p.type));
             printf(",\"registration\":");
             cto_json_str(stdout, reg_name);
@@ -310,7 +341,7 @@ int cto_cmd_devices(const cto_opts *o) {
                    p.caps.buffer_from_host_ptr ? "true" : "false", p.caps.events ? "true" : "false");
             json_buft("buffer_type", ct_device_buffer_type(dev));
             json_buft("host_buffer_type", ct_device_host_buffer_type(dev));
-            printf("}");
+            printf("}\n");
         } else {
             printf("device %zu: %s\n", i, p.name);
             printf("  description: %s\n", p.description);
@@ -323,7 +354,6 @@ int cto_cmd_devices(const cto_opts *o) {
             text_buft("host buffer type", ct_device_host_buffer_type(dev));
         }
     }
-    if (o->json) printf("]}\n");
     return rc;
 }
 
@@ -389,6 +419,10 @@ int cto_cmd_support(const cto_opts *o) {
     }
     cto_case_list cases = {NULL, 0, 0};
     cto_cases_test(&cases);
+    if (cto_count_selected(o, &cases) == 0) {
+        cto_case_list_free(&cases);
+        return CTO_EXIT_USAGE;
+    }
     srow *rows = cto_xcalloc(cases.n + 1, sizeof *rows);
     int n_rows = 0, n_errors = 0;
     for (size_t i = 0; i < cases.n; i++) {
@@ -418,12 +452,13 @@ int cto_cmd_support(const cto_opts *o) {
     }
     static const char *cells[3] = {"no", "part", "yes"};
     if (o->json) {
-        printf("{\"devices\":[");
+        cto_json_run("support");
+        printf(",\"devices\":[");
         for (int d = 0; d < n_dev; d++) {
             printf("%s", d ? "," : "");
             cto_json_str(stdout, ct_device_name(devs[d]));
         }
-        printf("],\"rows\":[");
+        printf("]}\n");
     } else {
         printf("%-10s %-22s", "op", "type");
         for (int d = 0; d < n_dev; d++) printf(" %-8s", ct_device_name(devs[d]));
@@ -432,9 +467,10 @@ int cto_cmd_support(const cto_opts *o) {
     for (int j = 0; j < n_rows; j++) {
         srow *r = &rows[j];
         if (o->json) {
-            printf("%s{\"op\":", j ? "," : "");
+            cto_json_rec("support");
+            printf(",\"op\":");
             cto_json_str(stdout, cto_kind_name(r->kind));
-            printf(",\"type\":");
+            printf(",\"types\":");
             cto_json_str(stdout, r->type);
             printf(",\"cases\":%d,\"support\":{", r->n_cases);
         } else {
@@ -450,10 +486,14 @@ int cto_cmd_support(const cto_opts *o) {
                 printf(" %-8s", cells[cell]);
             }
         }
-        printf(o->json ? "}}" : "\n");
+        printf(o->json ? "}}\n" : "\n");
     }
-    if (o->json) printf("],\"build_errors\":%d}\n", n_errors);
-    else if (n_errors) printf("%d case(s) could not be built (-v names them)\n", n_errors);
+    if (o->json) {
+        cto_json_rec("summary");
+        printf(",\"rows\":%d,\"build_errors\":%d}\n", n_rows, n_errors);
+    } else if (n_errors) {
+        printf("%d case(s) could not be built (-v names them)\n", n_errors);
+    }
     free(rows);
     cto_case_list_free(&cases);
     return n_errors ? CTO_EXIT_FAIL : CTO_EXIT_OK;

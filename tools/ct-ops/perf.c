@@ -237,7 +237,8 @@ static void print_result(const cto_opts *o, ct_device *dev, const cto_case *c, c
     double gflops = r->code == P_OK && sec > 0 && c->flops ? r->flops / sec / 1e9 : NAN;
     double frac = copy_gbps > 0 ? gbps / copy_gbps : NAN;
     if (o->json) {
-        printf("{\"type\":\"perf\",\"device\":");
+        cto_json_rec("perf");
+        printf(",\"device\":");
         cto_json_str(stdout, ct_device_name(dev));
         printf(",\"op\":");
         cto_json_str(stdout, cto_kind_name(c->kind));
@@ -351,9 +352,32 @@ int cto_cmd_perf(const cto_opts *o) {
             if (ct_device_get(i) != ref) devs[n_dev++] = ct_device_get(i);
     }
     cto_rng rng;
-    cto_rng_seed(&rng, o->seed_set ? o->seed : (uint64_t)(cto_now() * 1e6));
+    const uint64_t seed = o->seed_set ? o->seed : (uint64_t)(cto_now() * 1e6);
+    cto_rng_seed(&rng, seed);
     cto_case_list cases = {NULL, 0, 0};
     cto_cases_perf(&cases, scale);
+    const size_t n_sel = cto_count_selected(o, &cases);
+    if (n_sel == 0) {
+        cto_case_list_free(&cases);
+        return CTO_EXIT_USAGE;
+    }
+    if (o->json) {
+        cto_json_run("perf");
+        printf(",\"seed\":%llu,\"cases\":%zu,\"devices\":%d}\n", (unsigned long long)seed, n_sel, n_dev);
+        fflush(stdout);
+    }
+    char what[256];
+    if (n_dev == 1) {
+        snprintf(what, sizeof what, "on %s, after its copy bandwidth", ct_device_name(devs[0]));
+    } else {
+        int len = snprintf(what, sizeof what, "(%zu on each of", n_sel);
+        for (int i = 0; i < n_dev && len > 0 && (size_t)len < sizeof what; i++)
+            len += snprintf(what + len, sizeof what - (size_t)len, "%s %s", i ? "," : "", ct_device_name(devs[i]));
+        if (len > 0 && (size_t)len < sizeof what) snprintf(what + len, sizeof what - (size_t)len, ", each after its copy bandwidth)");
+    }
+    cto_progress pr;
+    cto_progress_start(&pr, o->quiet, "perf", n_sel * (size_t)n_dev, what);
+    int n_status[4] = {0, 0, 0, 0};
 
     int rc = CTO_EXIT_OK;
     for (int d = 0; d < n_dev; d++) {
@@ -380,6 +404,7 @@ int cto_cmd_perf(const cto_opts *o) {
         perf_case(o, dev, be, &cc, min_time, scale, &rng, &cr);
         double kernel_gbps = cr.code == P_OK ? cr.bytes / (cr.us * 1e-6) / 1e9 : NAN;
         if (cr.code != P_OK) {
+            cto_progress_clear(&pr);
             fprintf(stderr, "ct-ops: %s: measuring the copy bandwidth failed: %s\n", ct_device_name(dev), cr.note);
             rc = CTO_EXIT_FAIL;
         }
@@ -387,13 +412,18 @@ int cto_cmd_perf(const cto_opts *o) {
         char driver_note[256] = "";
         double driver_gbps = driver_copy_gbps(dev, (size_t)fmax(1 << 20, (double)(1u << 30) * scale), min_time,
                                               &driver_bytes, driver_note, sizeof driver_note);
+        cto_progress_clear(&pr);
         if (driver_note[0]) fprintf(stderr, "ct-ops: %s: %s\n", ct_device_name(dev), driver_note);
         double copy_gbps = isnan(driver_gbps) || kernel_gbps >= driver_gbps ? kernel_gbps : driver_gbps;
         if (o->json) {
-            printf("{\"type\":\"device\",\"device\":");
+            ct_backend_reg *reg = ct_device_reg(dev);
+            cto_json_rec("device");
+            printf(",\"device\":");
             cto_json_str(stdout, ct_device_name(dev));
             printf(",\"description\":");
             cto_json_str(stdout, ct_device_description(dev));
+            printf(",\"registration\":");
+            cto_json_str(stdout, reg ? ct_backend_reg_name(reg) : "?");
             printf(",\"copy_case\":");
             cto_json_str(stdout, cc.name);
             printf(",\"copy_bytes\":");
@@ -427,13 +457,23 @@ int cto_cmd_perf(const cto_opts *o) {
                 case_copy_gbps = isnan(driver_gbps) || now_gbps >= driver_gbps ? now_gbps : driver_gbps;
             }
             perf_result r;
+            cto_progress_case(&pr, pr.done, ct_device_name(dev), c->name);
             perf_case(o, dev, be, c, min_time, scale, &rng, &r);
+            pr.done++;
+            cto_progress_clear(&pr);
             print_result(o, dev, c, &r, case_copy_gbps);
             fflush(stdout);
+            n_status[r.code]++;
             if (r.code == P_ERROR) rc = CTO_EXIT_FAIL;
         }
         ct_backend_free(be);
     }
     cto_case_list_free(&cases);
+    cto_progress_end(&pr);
+    if (o->json) {
+        cto_json_rec("summary");
+        printf(",\"ok\":%d,\"not_supported\":%d,\"skipped\":%d,\"errors\":%d,\"devices\":%d}\n", n_status[P_OK],
+               n_status[P_UNSUPPORTED], n_status[P_SKIPPED], n_status[P_ERROR], n_dev);
+    }
     return rc;
 }

@@ -24,7 +24,8 @@ static void check(checker *k, bool ok, const char *name, const char *fmt, ...) {
     if (ok) k->passed++;
     else k->failed++;
     if (k->o->json) {
-        printf("{\"type\":\"check\",\"name\":");
+        cto_json_rec("check");
+        printf(",\"name\":");
         cto_json_str(stdout, name);
         printf(",\"ok\":%s,\"detail\":", ok ? "true" : "false");
         cto_json_str(stdout, detail);
@@ -317,7 +318,10 @@ int cto_cmd_selfcheck(const cto_opts *o) {
     uint64_t seed = o->seed_set ? o->seed : (uint64_t)(cto_now() * 1e6);
     cto_rng_seed(&rng, seed);
 
-    if (o->json) printf("{\"type\":\"run\",\"seed\":%llu}\n", (unsigned long long)seed);
+    if (o->json) {
+        cto_json_run("selfcheck");
+        printf(",\"seed\":%llu}\n", (unsigned long long)seed);
+    }
     else printf("seed: %llu\n%4s %-8s %6s %6s %-9s %-8s %-10s\n", (unsigned long long)seed, "id", "name", "block",
                 "bytes", "quantized", "quantize", "dequantize");
     int n_valid = 0, table_bad = 0;
@@ -341,7 +345,8 @@ int cto_cmd_selfcheck(const cto_opts *o) {
             if (!table_bad++) snprintf(table_err, sizeof table_err, "type %d (%s) is inconsistent", id, name);
         }
         if (o->json) {
-            printf("{\"type\":\"type\",\"id\":%d,\"name\":", id);
+            cto_json_rec("type");
+            printf(",\"id\":%d,\"name\":", id);
             cto_json_str(stdout, name);
             printf(",\"block_size\":%lld,\"bytes\":%zu,\"quantized\":%s,\"can_quantize\":%s,\"can_dequantize\":%s}\n",
                    (long long)blck, bsz, q ? "true" : "false", cq ? "true" : "false", cd ? "true" : "false");
@@ -371,7 +376,10 @@ int cto_cmd_selfcheck(const cto_opts *o) {
         }
     }
 
-    if (o->json) printf("{\"type\":\"summary\",\"passed\":%d,\"failed\":%d}\n", k.passed, k.failed);
+    if (o->json) {
+        cto_json_rec("summary");
+        printf(",\"passed\":%d,\"failed\":%d}\n", k.passed, k.failed);
+    }
     else printf("%d passed, %d failed\n", k.passed, k.failed);
     return k.failed ? CTO_EXIT_FAIL : CTO_EXIT_OK;
 }

@@ -5,7 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
+#include <unistd.h>
 
 void cto_rng_seed(cto_rng *r, uint64_t seed) {
     r->s = seed;
@@ -53,6 +55,19 @@ void *cto_xcalloc(size_t n, size_t size) {
     return p;
 }
 
+void cto_json_rec(const char *type) {
+    printf("{\"schema\":%d,\"type\":", CTO_JSON_SCHEMA);
+    cto_json_str(stdout, type);
+}
+
+void cto_json_run(const char *command) {
+    cto_json_rec("run");
+    printf(",\"command\":");
+    cto_json_str(stdout, command);
+    printf(",\"ctensor\":");
+    cto_json_str(stdout, ct_version());
+}
+
 void cto_json_str(FILE *f, const char *s) {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -95,4 +110,82 @@ const char *cto_fmt_si(char *buf, size_t n, double v) {
     }
     snprintf(buf, n, "%.2f %s", v, suffix[i]);
     return buf;
+}
+
+/* ---- progress ------------------------------------------------------------- */
+
+static void fmt_secs(char *buf, size_t n, double s) {
+    if (!(s >= 0.0) || s > 359999.0) snprintf(buf, n, "?");
+    else if (s < 60.0) snprintf(buf, n, "%.0f s", s);
+    else if (s < 3600.0) snprintf(buf, n, "%d min %02d s", (int)s / 60, (int)s % 60);
+    else snprintf(buf, n, "%d h %02d min", (int)s / 3600, (int)s % 3600 / 60);
+}
+
+void cto_progress_start(cto_progress *p, bool quiet, const char *cmd, size_t total, const char *what) {
+    memset(p, 0, sizeof *p);
+    p->on = !quiet;
+    p->tty = isatty(STDERR_FILENO) == 1;
+    p->total = total;
+    p->cmd = cmd;
+    p->t_start = p->t_last = cto_now();
+    p->interval = p->tty ? 0.1 : 5.0;
+    const char *env = getenv("CT_OPS_PROGRESS_SECONDS");
+    if (env && *env) {
+        char *end;
+        double v = strtod(env, &end);
+        if (*end == '\0' && v >= 0.0 && v <= 3600.0) p->interval = v;
+    }
+    if (!p->on) return;
+    fflush(stdout);
+    fprintf(stderr, "ct-ops %s: %zu case%s%s%s\n", cmd, total, total == 1 ? "" : "s", what ? " " : "",
+            what ? what : "");
+}
+
+void cto_progress_case(cto_progress *p, size_t done, const char *dev, const char *name) {
+    if (!p->on) return;
+    p->done = done;
+    const double now = cto_now();
+    if (done > 0 && now - p->t_last < p->interval) return;
+    p->t_last = now;
+    const double elapsed = now - p->t_start;
+    char left[32];
+    if (done == 0 || elapsed < 1e-3) snprintf(left, sizeof left, "?");
+    else fmt_secs(left, sizeof left, elapsed / (double)done * (double)(p->total - done));
+    const int pct = p->total ? (int)(100.0 * (double)done / (double)p->total) : 100;
+    char line[200];
+    int n = snprintf(line, sizeof line, "[%zu/%zu %3d%%, about %s left] %s: %s", done + 1, p->total, pct, left, dev,
+                     name);
+    if (p->tty) {
+        /* one terminal line, so that \r returns to its start: cut to the terminal's width */
+        struct winsize ws;
+        int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+        if (cols > (int)sizeof line) cols = (int)sizeof line;
+        if (cols < 8) cols = 8;
+        if (n >= cols) memcpy(line + cols - 4, "...", 4);
+        fflush(stdout);
+        fprintf(stderr, "\r%s\033[K", line);
+        p->drawn = true;
+    } else {
+        if (n >= (int)sizeof line) memcpy(line + sizeof line - 4, "...", 4);
+        fflush(stdout);
+        fprintf(stderr, "%s\n", line);
+    }
+    fflush(stderr);
+}
+
+void cto_progress_clear(cto_progress *p) {
+    if (p->on && p->tty && p->drawn) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        p->drawn = false;
+    }
+}
+
+void cto_progress_end(cto_progress *p) {
+    if (!p->on) return;
+    cto_progress_clear(p);
+    char took[32];
+    fmt_secs(took, sizeof took, cto_now() - p->t_start);
+    fflush(stdout);
+    fprintf(stderr, "ct-ops %s: %zu case%s done in %s\n", p->cmd, p->total, p->total == 1 ? "" : "s", took);
 }
