@@ -208,29 +208,49 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
 #define CT_MAX_NAME 64
 #define CT_MEM_ALIGN 64     /* alignment of tensor data inside a context arena */
 
+/* The op list: every op, once. X(ID, name, is_view, family) gives
+ *   ID       the enum suffix, CT_OP_<ID>; ids follow the list's order and never change (ABI);
+ *   name     what ct_op_name returns, as ggml_op_desc spells it;
+ *   is_view  1 for the ops that compute nothing (a leaf, or a view of another
+ *            tensor's bytes), what ct_op_is_view returns; 0 for the rest;
+ *   family   the ID of the op whose code this op shares: one constructor file
+ *            src/ops/<family>.c and one function per backend serve the whole
+ *            family (NONE for the view ops). docs/ARCHITECTURE.md says how to add one.
+ * A new op goes at the end (before CT_OP_COUNT). */
+#define CT_OP_LIST(X)                            \
+    X(NONE,       "NONE",       1, NONE)         \
+    X(DUP,        "DUP",        0, CPY)          \
+    X(CPY,        "CPY",        0, CPY)          \
+    X(CONT,       "CONT",       0, CPY)          \
+    X(GET_ROWS,   "GET_ROWS",   0, GET_ROWS)     \
+    X(SET_ROWS,   "SET_ROWS",   0, SET_ROWS)     \
+    X(MUL_MAT,    "MUL_MAT",    0, MUL_MAT)      \
+    X(NORM,       "NORM",       0, NORM)         \
+    X(RMS_NORM,   "RMS_NORM",   0, NORM)         \
+    X(L2_NORM,    "L2_NORM",    0, NORM)         \
+    X(GROUP_NORM, "GROUP_NORM", 0, NORM)         \
+    X(SUM_ROWS,   "SUM_ROWS",   0, SUM_ROWS)     \
+    X(MEAN,       "MEAN",       0, SUM_ROWS)     \
+    X(VIEW,       "VIEW",       1, NONE)         \
+    X(RESHAPE,    "RESHAPE",    1, NONE)         \
+    X(PERMUTE,    "PERMUTE",    1, NONE)         \
+    X(TRANSPOSE,  "TRANSPOSE",  1, NONE)
+
 typedef enum ct_op {
-    CT_OP_NONE = 0,
-    CT_OP_DUP,
-    CT_OP_CPY,        /* also what ct_cast builds */
-    CT_OP_CONT,
-    CT_OP_GET_ROWS,
-    CT_OP_SET_ROWS,
-    CT_OP_MUL_MAT,
-    CT_OP_NORM,
-    CT_OP_RMS_NORM,
-    CT_OP_L2_NORM,
-    CT_OP_GROUP_NORM,
-    CT_OP_SUM_ROWS,
-    CT_OP_MEAN,
-    CT_OP_VIEW,
-    CT_OP_RESHAPE,
-    CT_OP_PERMUTE,
-    CT_OP_TRANSPOSE,
+#define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
+    CT_OP_LIST(CT_OP_ENUM_ENTRY)
+#undef CT_OP_ENUM_ENTRY
     CT_OP_COUNT,
 } ct_op;
 
 /* "NONE", "GET_ROWS", ... as ggml_op_desc spells them; "INVALID" otherwise. */
 CT_API const char *ct_op_name(ct_op op);
+/* Whether op computes nothing (NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE): every
+ * device holds such a node and no backend runs it. False for ids outside the list. */
+CT_API bool ct_op_is_view(ct_op op);
+/* The family op (CT_OP_CPY for DUP, CPY and CONT; CT_OP_NORM for the four norms;
+ * ...; CT_OP_NONE for the view ops); CT_OP_COUNT for ids outside the list. */
+CT_API ct_op ct_op_family(ct_op op);
 
 /* Tensor flags */
 #define CT_TENSOR_FLAG_INPUT  1
