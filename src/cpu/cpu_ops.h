@@ -29,10 +29,13 @@ void ct_cpu_barrier(const ct_cpu_params *params);
  * unspecified but nothing is written outside its tensors. */
 void ct_cpu_set_error(const ct_cpu_params *params, ct_status status, const char *fmt, ...) CT_PRINTF(3, 4);
 
-/* Scratch bytes a node needs with n_threads threads (0 for most ops). */
+/* Scratch bytes a node needs with n_threads threads (0 for most ops), from the
+ * op table's work_size entry (cpu_backend.c). */
 size_t ct_cpu_work_size(const ct_tensor *node, int n_threads);
 
-/* Exact support checks, one per family, next to its kernels. */
+/* Exact support checks, one per family, next to its kernels. The compute calls
+ * an op function only for a node its check accepted (ct_backend_graph_compute
+ * checks every node first), so op functions assert what the check guarantees. */
 bool ct_cpu_get_rows_supported(const ct_tensor *op);
 bool ct_cpu_set_rows_supported(const ct_tensor *op);
 bool ct_cpu_cpy_supported(const ct_tensor *op);       /* CPY, DUP, CONT */
