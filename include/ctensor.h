@@ -213,28 +213,28 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
  *   name     what ct_op_name returns, as ggml_op_desc spells it;
  *   is_view  1 for the ops that compute nothing (a leaf, or a view of another
  *            tensor's bytes), what ct_op_is_view returns; 0 for the rest;
- *   family   the ID of the op whose code this op shares: one constructor file
- *            src/ops/<family>.c and one function per backend serve the whole
- *            family (NONE for the view ops). docs/ARCHITECTURE.md says how to add one.
- * A new op goes at the end (before CT_OP_COUNT). */
-#define CT_OP_LIST(X)                            \
-    X(NONE,       "NONE",       1, NONE)         \
-    X(DUP,        "DUP",        0, CPY)          \
-    X(CPY,        "CPY",        0, CPY)          \
-    X(CONT,       "CONT",       0, CPY)          \
-    X(GET_ROWS,   "GET_ROWS",   0, GET_ROWS)     \
-    X(SET_ROWS,   "SET_ROWS",   0, SET_ROWS)     \
-    X(MUL_MAT,    "MUL_MAT",    0, MUL_MAT)      \
-    X(NORM,       "NORM",       0, NORM)         \
-    X(RMS_NORM,   "RMS_NORM",   0, NORM)         \
-    X(L2_NORM,    "L2_NORM",    0, NORM)         \
-    X(GROUP_NORM, "GROUP_NORM", 0, NORM)         \
-    X(SUM_ROWS,   "SUM_ROWS",   0, SUM_ROWS)     \
-    X(MEAN,       "MEAN",       0, SUM_ROWS)     \
-    X(VIEW,       "VIEW",       1, NONE)         \
-    X(RESHAPE,    "RESHAPE",    1, NONE)         \
-    X(PERMUTE,    "PERMUTE",    1, NONE)         \
-    X(TRANSPOSE,  "TRANSPOSE",  1, NONE)
+ *   family   the ops sharing one constructor file src/ops/<family>.c and one
+ *            function per backend (ct_cpu_<family>, ct_ref_<family>, ...);
+ *            "view" for the view ops.
+ * A new op goes last; docs/ARCHITECTURE.md lists the files it touches. */
+#define CT_OP_LIST(X)                             \
+    X(NONE,       "NONE",       1, view)          \
+    X(DUP,        "DUP",        0, cpy)           \
+    X(CPY,        "CPY",        0, cpy)           \
+    X(CONT,       "CONT",       0, cpy)           \
+    X(GET_ROWS,   "GET_ROWS",   0, get_rows)      \
+    X(SET_ROWS,   "SET_ROWS",   0, set_rows)      \
+    X(MUL_MAT,    "MUL_MAT",    0, mul_mat)       \
+    X(NORM,       "NORM",       0, norm)          \
+    X(RMS_NORM,   "RMS_NORM",   0, norm)          \
+    X(L2_NORM,    "L2_NORM",    0, norm)          \
+    X(GROUP_NORM, "GROUP_NORM", 0, norm)          \
+    X(SUM_ROWS,   "SUM_ROWS",   0, sum_rows)      \
+    X(MEAN,       "MEAN",       0, sum_rows)      \
+    X(VIEW,       "VIEW",       1, view)          \
+    X(RESHAPE,    "RESHAPE",    1, view)          \
+    X(PERMUTE,    "PERMUTE",    1, view)          \
+    X(TRANSPOSE,  "TRANSPOSE",  1, view)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -248,9 +248,6 @@ CT_API const char *ct_op_name(ct_op op);
 /* Whether op computes nothing (NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE): every
  * device holds such a node and no backend runs it. False for ids outside the list. */
 CT_API bool ct_op_is_view(ct_op op);
-/* The family op (CT_OP_CPY for DUP, CPY and CONT; CT_OP_NORM for the four norms;
- * ...; CT_OP_NONE for the view ops); CT_OP_COUNT for ids outside the list. */
-CT_API ct_op ct_op_family(ct_op op);
 
 /* Tensor flags */
 #define CT_TENSOR_FLAG_INPUT  1
@@ -356,7 +353,7 @@ CT_API ct_tensor *ct_reshape_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int6
 CT_API ct_tensor *ct_permute(ct_context *ctx, ct_tensor *a, int axis0, int axis1, int axis2, int axis3);
 CT_API ct_tensor *ct_transpose(ct_context *ctx, ct_tensor *a);
 
-/* Op constructors (SPEC.md section 4). Each validates every precondition and
+/* Op constructors, with ggml's semantics, stated at each. Each validates every precondition and
  * returns the result tensor, or NULL with CT_INVALID_ARGUMENT (or
  * CT_OUT_OF_MEMORY when the arena is full) and a message. */
 

@@ -275,7 +275,7 @@ bool ct_is_empty(const ct_tensor *t) {
     return false;
 }
 
-/* ---- predicates (SPEC.md §2.3) -------------------------------------------- */
+/* ---- predicates (include/ctensor.h states each) ---------------------------- */
 
 bool ct_is_contiguous_n(const ct_tensor *t, int n) {
     if (t == NULL) return false;
@@ -317,17 +317,16 @@ bool ct_are_same_shape(const ct_tensor *a, const ct_tensor *b) {
 
 /* ---- ops: names and parameters -------------------------------------------- */
 
-/* Op ids are ABI: a reordered or shortened list fails here. */
-_Static_assert(CT_OP_MEAN == 12 && CT_OP_TRANSPOSE == 16 && CT_OP_COUNT == 17, "the op list changed existing ids");
+/* Op ids are ABI: new ops go after TRANSPOSE; a reordered or shortened list fails here. */
+_Static_assert(CT_OP_MEAN == 12 && CT_OP_TRANSPOSE == 16, "the op list changed existing ids");
 
 typedef struct op_info {
     const char *name;
     bool is_view;
-    ct_op family;
 } op_info;
 
 static const op_info op_table[CT_OP_COUNT] = {
-#define OP_INFO_ENTRY(id, op_name, view, family) [CT_OP_##id] = {op_name, view, CT_OP_##family},
+#define OP_INFO_ENTRY(id, op_name, view, family) [CT_OP_##id] = {op_name, view},
     CT_OP_LIST(OP_INFO_ENTRY)
 #undef OP_INFO_ENTRY
 };
@@ -337,8 +336,6 @@ static bool op_is_listed(ct_op op) { return (unsigned)op < (unsigned)CT_OP_COUNT
 const char *ct_op_name(ct_op op) { return op_is_listed(op) ? op_table[op].name : "INVALID"; }
 
 bool ct_op_is_view(ct_op op) { return op_is_listed(op) && op_table[op].is_view; }
-
-ct_op ct_op_family(ct_op op) { return op_is_listed(op) ? op_table[op].family : CT_OP_COUNT; }
 
 enum { N_OP_PARAMS = (int)(CT_MAX_OP_PARAMS / sizeof(int32_t)) };
 
