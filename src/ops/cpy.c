@@ -1,4 +1,4 @@
-/* CPY, DUP, CONT and cast constructors (SPEC.md §4.4). */
+/* CPY, DUP, CONT and cast constructors (ct_cpy ... ct_cast in include/ctensor.h). */
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
