@@ -353,7 +353,7 @@ CT_API ct_tensor *ct_reshape_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int6
 CT_API ct_tensor *ct_permute(ct_context *ctx, ct_tensor *a, int axis0, int axis1, int axis2, int axis3);
 CT_API ct_tensor *ct_transpose(ct_context *ctx, ct_tensor *a);
 
-/* Op constructors, with ggml's semantics, stated at each. Each validates every precondition and
+/* Op constructors, with ggml's semantics (docs/TENSORS.md). Each validates every precondition and
  * returns the result tensor, or NULL with CT_INVALID_ARGUMENT (or
  * CT_OUT_OF_MEMORY when the arena is full) and a message. */
 

@@ -1,6 +1,6 @@
 /* ct_context_alloc_tensors: packs a no-alloc context's tensors, in creation
- * order, into buffers of at most the type's max size (a context that does not
- * fit one buffer is split across several, as ggml does). Two passes over the same tensors: the first plans
+ * order, into buffers of at most the type's max size (docs/TENSORS.md,
+ * Allocating a context's tensors). Two passes over the same tensors: the first plans
  * the buffer sizes, the second places each tensor where the plan put it. */
 #include "backend_internal.h"
 

@@ -1,4 +1,4 @@
-/* CPY, DUP, CONT and cast constructors (ct_cpy ... ct_cast in include/ctensor.h). */
+/* CPY, DUP, CONT and cast constructors (docs/TENSORS.md, CPY, DUP, CONT and cast). */
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 

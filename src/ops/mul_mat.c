@@ -1,4 +1,4 @@
-/* MUL_MAT constructor (ct_mul_mat in include/ctensor.h states the result). */
+/* MUL_MAT constructor (docs/TENSORS.md, MUL_MAT). */
 #include "tensor/tensor_internal.h"
 
 ct_tensor *ct_mul_mat(ct_context *ctx, ct_tensor *a, ct_tensor *b) {

@@ -1,4 +1,4 @@
-/* NORM, RMS_NORM, L2_NORM and GROUP_NORM constructors (ct_norm ... in include/ctensor.h). Only F32
+/* NORM, RMS_NORM, L2_NORM and GROUP_NORM constructors (docs/TENSORS.md, Norms). Only F32
  * rows are accepted: no backend computes another type. */
 #include "tensor/tensor_internal.h"
 

@@ -1,4 +1,4 @@
-/* SET_ROWS constructor (ct_set_rows in include/ctensor.h): the result is a view of a, written in place. */
+/* SET_ROWS constructor (docs/TENSORS.md, SET_ROWS): the result is a view of a, written in place. */
 #include "tensor/tensor_internal.h"
 
 #include <string.h>

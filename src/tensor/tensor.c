@@ -275,7 +275,7 @@ bool ct_is_empty(const ct_tensor *t) {
     return false;
 }
 
-/* ---- predicates (include/ctensor.h states each) ---------------------------- */
+/* ---- predicates (docs/TENSORS.md, Contiguity predicates) ------------------ */
 
 bool ct_is_contiguous_n(const ct_tensor *t, int n) {
     if (t == NULL) return false;
