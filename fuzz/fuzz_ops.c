@@ -138,33 +138,82 @@ static void check_result(const ct_context *ctx, const ct_tensor *t, const char *
     }
 }
 
+/* The constructors the input chooses from, each with the op of the tensor it
+ * builds. Every op of the list (CT_OP_LIST in ctensor.h) must have one: the
+ * fuzzer stops at start-up naming an op without (check_every_op_built), so a new
+ * op is fuzzed once it is listed here. The order is the inputs' encoding (the
+ * corpus in fuzz/corpus/fuzz_ops): append only. */
+typedef enum ctor {
+    C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
+    C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
+    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW, C_COUNT
+} ctor;
+
+static const struct {
+    const char *name;
+    ct_op op; /* of a non-NULL result */
+} ctors[C_COUNT] = {
+    [C_VIEW_1D] = {"ct_view_1d", CT_OP_VIEW},
+    [C_VIEW_2D] = {"ct_view_2d", CT_OP_VIEW},
+    [C_VIEW_3D] = {"ct_view_3d", CT_OP_VIEW},
+    [C_VIEW_4D] = {"ct_view_4d", CT_OP_VIEW},
+    [C_RESHAPE] = {"ct_reshape", CT_OP_RESHAPE},
+    [C_PERMUTE] = {"ct_permute", CT_OP_PERMUTE},
+    [C_TRANSPOSE] = {"ct_transpose", CT_OP_TRANSPOSE},
+    [C_GET_ROWS] = {"ct_get_rows", CT_OP_GET_ROWS},
+    [C_SET_ROWS] = {"ct_set_rows", CT_OP_SET_ROWS},
+    [C_MUL_MAT] = {"ct_mul_mat", CT_OP_MUL_MAT},
+    [C_CPY] = {"ct_cpy", CT_OP_CPY},
+    [C_DUP] = {"ct_dup", CT_OP_DUP},
+    [C_CONT] = {"ct_cont", CT_OP_CONT},
+    [C_CAST] = {"ct_cast", CT_OP_CPY},
+    [C_NORM] = {"ct_norm", CT_OP_NORM},
+    [C_RMS_NORM] = {"ct_rms_norm", CT_OP_RMS_NORM},
+    [C_L2_NORM] = {"ct_l2_norm", CT_OP_L2_NORM},
+    [C_GROUP_NORM] = {"ct_group_norm", CT_OP_GROUP_NORM},
+    [C_SUM_ROWS] = {"ct_sum_rows", CT_OP_SUM_ROWS},
+    [C_MEAN] = {"ct_mean", CT_OP_MEAN},
+    [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
+    [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
+    [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
+    [C_TENSOR_NEW] = {"ct_tensor_new", CT_OP_NONE},
+};
+
+static void check_every_op_built(void) {
+    for (int op = 0; op < CT_OP_COUNT; op++) {
+        bool built = false;
+        for (int c = 0; c < C_COUNT; c++) built = built || ctors[c].op == (ct_op)op;
+        if (!built) {
+            fprintf(stderr, "fuzz_ops: no constructor in ctors builds op %s\n", ct_op_name((ct_op)op));
+            __builtin_trap();
+        }
+    }
+}
+
 /* One constructor call chosen by the input; NULL when it (rightly) failed. */
-static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, const char **what) {
-    uint8_t op = u8(r) % 24;
+static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor *chosen) {
+    const ctor c = (ctor)(u8(r) % C_COUNT);
+    *chosen = c;
     ct_tensor *a = pick(r, ts, n);
     int64_t bs = a ? ct_type_block_size(a->type) : 1;
     if (bs <= 0) bs = 1;
-    switch (op) {
-    case 0: *what = "ct_view_1d"; return ct_view_1d(ctx, a, pick_extent(r, bs), pick_offset(r, a));
-    case 1: {
-        *what = "ct_view_2d";
+    switch (c) {
+    case C_VIEW_1D: return ct_view_1d(ctx, a, pick_extent(r, bs), pick_offset(r, a));
+    case C_VIEW_2D: {
         int64_t ne0 = pick_extent(r, bs), ne1 = pick_extent(r, 1);
         return ct_view_2d(ctx, a, ne0, ne1, pick_stride(r, a, 1), pick_offset(r, a));
     }
-    case 2: {
-        *what = "ct_view_3d";
+    case C_VIEW_3D: {
         int64_t ne0 = pick_extent(r, bs), ne1 = pick_extent(r, 1), ne2 = pick_extent(r, 1);
         size_t nb1 = pick_stride(r, a, 1), nb2 = pick_stride(r, a, 2);
         return ct_view_3d(ctx, a, ne0, ne1, ne2, nb1, nb2, pick_offset(r, a));
     }
-    case 3: {
-        *what = "ct_view_4d";
+    case C_VIEW_4D: {
         int64_t ne0 = pick_extent(r, bs), ne1 = pick_extent(r, 1), ne2 = pick_extent(r, 1), ne3 = pick_extent(r, 1);
         size_t nb1 = pick_stride(r, a, 1), nb2 = pick_stride(r, a, 2), nb3 = pick_stride(r, a, 3);
         return ct_view_4d(ctx, a, ne0, ne1, ne2, ne3, nb1, nb2, nb3, pick_offset(r, a));
     }
-    case 4: {
-        *what = "ct_reshape";
+    case C_RESHAPE: {
         uint8_t mode = u8(r);
         int64_t ne[4] = {1, 1, 1, 1};
         if (a && mode < 160) {
@@ -178,8 +227,7 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, cons
         for (int i = 0; i < 4; i++) ne[i] = pick_extent(r, i == 0 ? bs : 1);
         return ct_reshape(ctx, a, (int)(mode % 6), ne);
     }
-    case 5: {
-        *what = "ct_permute";
+    case C_PERMUTE: {
         static const int perms[][4] = {{0, 1, 2, 3}, {1, 0, 2, 3}, {0, 2, 1, 3}, {2, 1, 0, 3}, {0, 1, 3, 2},
                                        {3, 2, 1, 0}, {1, 2, 3, 0}, {0, 3, 1, 2}, {2, 0, 3, 1}};
         uint8_t b = u8(r);
@@ -189,44 +237,40 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, cons
         }
         return ct_permute(ctx, a, (int8_t)u8(r) % 5, (int8_t)u8(r) % 5, (int8_t)u8(r) % 5, (int8_t)u8(r) % 5);
     }
-    case 6: *what = "ct_transpose"; return ct_transpose(ctx, a);
-    case 7: *what = "ct_get_rows"; return ct_get_rows(ctx, a, pick(r, ts, n));
-    case 8: {
-        *what = "ct_set_rows";
+    case C_TRANSPOSE: return ct_transpose(ctx, a);
+    case C_GET_ROWS: return ct_get_rows(ctx, a, pick(r, ts, n));
+    case C_SET_ROWS: {
         ct_tensor *b = pick(r, ts, n);
         return ct_set_rows(ctx, a, b, pick(r, ts, n));
     }
-    case 9: *what = "ct_mul_mat"; return ct_mul_mat(ctx, a, pick(r, ts, n));
-    case 10: *what = "ct_cpy"; return ct_cpy(ctx, a, pick(r, ts, n));
-    case 11: *what = "ct_dup"; return ct_dup(ctx, a);
-    case 12: *what = "ct_cont"; return ct_cont(ctx, a);
-    case 13: *what = "ct_cast"; return ct_cast(ctx, a, pick_type(r));
-    case 14: *what = "ct_norm"; return ct_norm(ctx, a, pick_eps(r));
-    case 15: *what = "ct_rms_norm"; return ct_rms_norm(ctx, a, pick_eps(r));
-    case 16: *what = "ct_l2_norm"; return ct_l2_norm(ctx, a, pick_eps(r));
-    case 17: {
-        *what = "ct_group_norm";
+    case C_MUL_MAT: return ct_mul_mat(ctx, a, pick(r, ts, n));
+    case C_CPY: return ct_cpy(ctx, a, pick(r, ts, n));
+    case C_DUP: return ct_dup(ctx, a);
+    case C_CONT: return ct_cont(ctx, a);
+    case C_CAST: return ct_cast(ctx, a, pick_type(r));
+    case C_NORM: return ct_norm(ctx, a, pick_eps(r));
+    case C_RMS_NORM: return ct_rms_norm(ctx, a, pick_eps(r));
+    case C_L2_NORM: return ct_l2_norm(ctx, a, pick_eps(r));
+    case C_GROUP_NORM: {
         int groups = (int8_t)u8(r);
         return ct_group_norm(ctx, a, groups, pick_eps(r));
     }
-    case 18: *what = "ct_sum_rows"; return ct_sum_rows(ctx, a);
-    case 19: *what = "ct_mean"; return ct_mean(ctx, a);
-    case 20: *what = "ct_view_tensor"; return ct_view_tensor(ctx, a);
-    case 21: *what = "ct_tensor_dup"; return ct_tensor_dup(ctx, a);
-    case 22: {
-        *what = "ct_reshape_2d";
+    case C_SUM_ROWS: return ct_sum_rows(ctx, a);
+    case C_MEAN: return ct_mean(ctx, a);
+    case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
+    case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);
+    case C_RESHAPE_2D: {
         int64_t ne0 = pick_extent(r, bs);
         return ct_reshape_2d(ctx, a, ne0, pick_extent(r, 1));
     }
-    default: {
-        *what = "ct_tensor_new";
-        int64_t ne[4];
-        ct_type type = pick_type(r);
-        int64_t tb = ct_type_block_size(type) > 0 ? ct_type_block_size(type) : 1;
-        for (int i = 0; i < 4; i++) ne[i] = pick_extent(r, i == 0 ? tb : 1);
-        return ct_tensor_new(ctx, type, (int)(u8(r) % 6), ne);
+    case C_TENSOR_NEW:
+    case C_COUNT: break;
     }
-    }
+    int64_t ne[4];
+    ct_type type = pick_type(r);
+    int64_t tb = ct_type_block_size(type) > 0 ? ct_type_block_size(type) : 1;
+    for (int i = 0; i < 4; i++) ne[i] = pick_extent(r, i == 0 ? tb : 1);
+    return ct_tensor_new(ctx, type, (int)(u8(r) % 6), ne);
 }
 
 /* Random contents for a root tensor: small integers for index types (mostly in
@@ -324,6 +368,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         ct_log_set_level(CT_LOG_NONE);
         verbose = getenv("CT_FUZZ_VERBOSE") != NULL;
         if (getenv("CT_FUZZ_STATS")) atexit(print_stats);
+        check_every_op_built();
         if (ct_backend_init_by_name("CPU", "n_threads=2", &cpu_backend) != CT_OK) __builtin_trap();
         if (ct_backend_init_by_name("REF", NULL, &ref_backend) != CT_OK) __builtin_trap();
     }
@@ -353,10 +398,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     int n_ops = u8(r) % (MAX_OPS + 1);
     for (int i = 0; i < n_ops && r->n > 0 && n < MAX_TENSORS - 2; i++) {
-        const char *what = "?";
+        ctor c;
         ct_clear_error();
-        ct_tensor *t = one_op(r, ctx, ts, n, &what);
+        ct_tensor *t = one_op(r, ctx, ts, n, &c);
+        const char *what = ctors[c].name;
         check_result(ctx, t, what);
+        FUZZ_ASSERT(!t || t->op == ctors[c].op, "%s built op %s, not %s", what, ct_op_name(t->op),
+                    ct_op_name(ctors[c].op));
         describe(t, what);
         if (t) n_valid++;
         else n_invalid++;

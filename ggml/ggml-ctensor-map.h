@@ -37,27 +37,23 @@ static inline bool ctg_map_type(enum ggml_type t, ct_type *out) {
     return true;
 }
 
-/* ggml op -> ctensor op; the ops ctensor.h section 3 builds. CT_OP_COUNT: no counterpart. */
-#define CTG_OPS(X) \
-    X(NONE) X(DUP) X(CPY) X(CONT) X(GET_ROWS) X(SET_ROWS) X(MUL_MAT) X(NORM) X(RMS_NORM) X(L2_NORM) \
-    X(GROUP_NORM) X(SUM_ROWS) X(MEAN) X(VIEW) X(RESHAPE) X(PERMUTE) X(TRANSPOSE)
-
+/* ggml op -> ctensor op, for every op of ctensor's list (CT_OP_LIST in ctensor.h):
+ * each has a ggml op of the same name (a new ctensor op without one fails to build
+ * here). Entries hold ct op + 1 so that 0 means "ctensor has no such op". */
 static const int ctg_op_table[GGML_OP_COUNT] = {
-#define CTG_OP_ENTRY(n) [GGML_OP_##n] = CT_OP_##n + 1,
-    CTG_OPS(CTG_OP_ENTRY)
+#define CTG_OP_ENTRY(id, name, is_view, family) [GGML_OP_##id] = CT_OP_##id + 1,
+    CT_OP_LIST(CTG_OP_ENTRY)
 #undef CTG_OP_ENTRY
 };
 
+/* CT_OP_COUNT: no counterpart. */
 static inline ct_op ctg_map_op(enum ggml_op op) {
     if ((int)op < 0 || (int)op >= GGML_OP_COUNT || ctg_op_table[op] == 0) return CT_OP_COUNT;
     return (ct_op)(ctg_op_table[op] - 1);
 }
 
 /* The ops that only describe memory: nothing to compute, any device can hold them. */
-static inline bool ctg_is_view_op(enum ggml_op op) {
-    return op == GGML_OP_NONE || op == GGML_OP_VIEW || op == GGML_OP_RESHAPE || op == GGML_OP_PERMUTE ||
-           op == GGML_OP_TRANSPOSE;
-}
+static inline bool ctg_is_view_op(enum ggml_op op) { return ct_op_is_view(ctg_map_op(op)); }
 
 _Static_assert(GGML_MAX_DIMS == CT_MAX_DIMS, "ggml and ctensor differ in the number of dims");
 _Static_assert(GGML_MAX_OP_PARAMS == CT_MAX_OP_PARAMS, "ggml and ctensor differ in op_params size");

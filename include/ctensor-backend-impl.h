@@ -83,6 +83,8 @@ typedef struct ct_device_i {
     ct_buffer_type *(*get_host_buffer_type)(const ct_device *dev); /* optional */
     ct_status (*buffer_from_host_ptr)(ct_device *dev, void *ptr, size_t size, size_t max_tensor_size,
                                       ct_buffer **buffer);         /* optional */
+    /* Called by ct_device_supports_op for ops in the list that compute something;
+     * the view ops (ct_op_is_view) are answered there, true for every device. */
     bool (*supports_op)(const ct_device *dev, const ct_tensor *op);
     bool (*supports_buft)(const ct_device *dev, const ct_buffer_type *buft);
 } ct_device_i;

@@ -209,29 +209,46 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
 #define CT_MAX_NAME 64
 #define CT_MEM_ALIGN 64     /* alignment of tensor data inside a context arena */
 
+/* The op list: every op, once. X(ID, name, is_view, family) gives
+ *   ID       the enum suffix, CT_OP_<ID>; ids follow the list's order and never change (ABI);
+ *   name     what ct_op_name returns, as ggml_op_desc spells it;
+ *   is_view  1 for the ops that compute nothing (a leaf, or a view of another
+ *            tensor's bytes), what ct_op_is_view returns; 0 for the rest;
+ *   family   the ops sharing one constructor file src/ops/<family>.c and one
+ *            function per backend (ct_cpu_<family>, ct_ref_<family>, ...);
+ *            "view" for the view ops.
+ * A new op goes last; docs/ARCHITECTURE.md lists the files it touches. */
+#define CT_OP_LIST(X)                             \
+    X(NONE,       "NONE",       1, view)          \
+    X(DUP,        "DUP",        0, cpy)           \
+    X(CPY,        "CPY",        0, cpy)           \
+    X(CONT,       "CONT",       0, cpy)           \
+    X(GET_ROWS,   "GET_ROWS",   0, get_rows)      \
+    X(SET_ROWS,   "SET_ROWS",   0, set_rows)      \
+    X(MUL_MAT,    "MUL_MAT",    0, mul_mat)       \
+    X(NORM,       "NORM",       0, norm)          \
+    X(RMS_NORM,   "RMS_NORM",   0, norm)          \
+    X(L2_NORM,    "L2_NORM",    0, norm)          \
+    X(GROUP_NORM, "GROUP_NORM", 0, norm)          \
+    X(SUM_ROWS,   "SUM_ROWS",   0, sum_rows)      \
+    X(MEAN,       "MEAN",       0, sum_rows)      \
+    X(VIEW,       "VIEW",       1, view)          \
+    X(RESHAPE,    "RESHAPE",    1, view)          \
+    X(PERMUTE,    "PERMUTE",    1, view)          \
+    X(TRANSPOSE,  "TRANSPOSE",  1, view)
+
 typedef enum ct_op {
-    CT_OP_NONE = 0,
-    CT_OP_DUP,
-    CT_OP_CPY,        /* also what ct_cast builds */
-    CT_OP_CONT,
-    CT_OP_GET_ROWS,
-    CT_OP_SET_ROWS,
-    CT_OP_MUL_MAT,
-    CT_OP_NORM,
-    CT_OP_RMS_NORM,
-    CT_OP_L2_NORM,
-    CT_OP_GROUP_NORM,
-    CT_OP_SUM_ROWS,
-    CT_OP_MEAN,
-    CT_OP_VIEW,
-    CT_OP_RESHAPE,
-    CT_OP_PERMUTE,
-    CT_OP_TRANSPOSE,
+#define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
+    CT_OP_LIST(CT_OP_ENUM_ENTRY)
+#undef CT_OP_ENUM_ENTRY
     CT_OP_COUNT,
 } ct_op;
 
 /* "NONE", "GET_ROWS", ... as ggml_op_desc spells them; "INVALID" otherwise. */
 CT_API const char *ct_op_name(ct_op op);
+/* Whether op computes nothing (NONE, VIEW, RESHAPE, PERMUTE, TRANSPOSE): every
+ * device holds such a node and no backend runs it. False for ids outside the list. */
+CT_API bool ct_op_is_view(ct_op op);
 
 /* Tensor flags */
 #define CT_TENSOR_FLAG_INPUT  1
@@ -337,7 +354,7 @@ CT_API ct_tensor *ct_reshape_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int6
 CT_API ct_tensor *ct_permute(ct_context *ctx, ct_tensor *a, int axis0, int axis1, int axis2, int axis3);
 CT_API ct_tensor *ct_transpose(ct_context *ctx, ct_tensor *a);
 
-/* Op constructors (SPEC.md section 4). Each validates every precondition and
+/* Op constructors, with ggml's semantics (docs/TENSORS.md). Each validates every precondition and
  * returns the result tensor, or NULL with CT_INVALID_ARGUMENT (or
  * CT_OUT_OF_MEMORY when the arena is full) and a message. */
 

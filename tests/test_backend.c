@@ -955,6 +955,12 @@ static void test_compute_errors(void) {
     CHECK(ct_graph_build_forward(g_bad, q) == CT_OK);
     ct_graph *g_rows = ct_graph_new(ctx, 8);
     CHECK(ct_graph_build_forward(g_rows, rows) == CT_OK);
+    ct_tensor *w = ct_tensor_new_2d(ctx, CT_TYPE_Q2_K, 256, 2); /* no CPU MUL_MAT kernel */
+    ct_tensor *mm = ct_mul_mat(ctx, w, a);
+    ct_tensor_set_name(mm, "mm");
+    CHECK(mm != NULL);
+    ct_graph *g_mm = ct_graph_new(ctx, 8);
+    CHECK(ct_graph_build_forward(g_mm, mm) == CT_OK);
 
     ct_backend *be = NULL;
     CHECK(ct_backend_cpu_init(&be) == CT_OK);
@@ -978,6 +984,13 @@ static void test_compute_errors(void) {
     CHECK_ERROR(CT_UNSUPPORTED, "ct_backend_graph_compute: node 'q' (CPY) is not supported by device CPU");
     read_f32(b, y);
     CHECK(memcmp(y, zero, sizeof y) == 0);
+    /* the op functions rely on this check (they assert it) */
+    CHECK(!ct_backend_supports_op(be, mm));
+    CHECK(ct_backend_graph_compute(be, g_mm) == CT_UNSUPPORTED);
+    CHECK_ERROR(CT_UNSUPPORTED, "ct_backend_graph_compute: node 'mm' (MUL_MAT) is not supported by device CPU");
+    float mm_out[4];
+    read_f32(mm, mm_out);
+    CHECK(memcmp(mm_out, zero, sizeof mm_out) == 0);
 
     /* an index out of range: reported with the node, on every thread count */
     float tab[32];

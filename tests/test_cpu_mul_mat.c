@@ -594,24 +594,9 @@ static void test_support(void) {
     b.t.ne[1] = 5;
     dst->ne[1] = 5;
 
-    /* compute refuses what supported refuses, and a short scratch, writing nothing */
-    for (int64_t i = 0; i < 3 * 5 * 4; i++) ((float *)dst->data)[i] = 7.0f;
-    b.t.type = CT_TYPE_F16;
-    ct_cpu_params p = {.ith = 0, .nth = 1, .wdata = NULL, .wsize = 0, .pool = NULL};
-    ct_clear_error();
-    ct_cpu_mul_mat(&p, dst);
-    CHECK_ERROR(CT_UNSUPPORTED, "MUL_MAT dst is not supported");
-    b.t.type = CT_TYPE_F32;
-    {
-        ct_cpu_params p2 = {.ith = 0, .nth = 1, .wdata = NULL, .wsize = 0, .pool = NULL};
-        memcpy(dst->name, "out", 4);
-        ct_clear_error();
-        ct_cpu_mul_mat(&p2, dst);
-        CHECK_ERROR(CT_INVALID_ARGUMENT, "MUL_MAT out needs 1600 bytes of scratch, got 0");
-    }
-    int changed = 0;
-    for (int64_t i = 0; i < 3 * 5 * 4; i++) changed += ((float *)dst->data)[i] != 7.0f;
-    CHECK(changed == 0);
+    /* The compute calls ct_cpu_mul_mat only for a node ct_cpu_mul_mat_supported accepted,
+     * with ct_cpu_work_size bytes of scratch (it asserts both); the refusal through
+     * ct_backend_graph_compute is checked in test_backend. */
     free(a.mem);
     free(b.mem);
     free(d.mem);

@@ -579,6 +579,14 @@ static void test_op_names_and_params(void) {
         CHECK(strcmp(ct_op_name((ct_op)op), "INVALID") != 0);
         for (int k = 0; k < op; k++) CHECK(strcmp(ct_op_name((ct_op)op), ct_op_name((ct_op)k)) != 0);
     }
+    /* the ops that compute nothing, written out independently of CT_OP_LIST */
+    int n_views = 0;
+    for (int op = 0; op < CT_OP_COUNT; op++) n_views += ct_op_is_view((ct_op)op);
+    CHECK(n_views == 5);
+    CHECK(ct_op_is_view(CT_OP_NONE) && ct_op_is_view(CT_OP_VIEW) && ct_op_is_view(CT_OP_RESHAPE) &&
+          ct_op_is_view(CT_OP_PERMUTE) && ct_op_is_view(CT_OP_TRANSPOSE));
+    CHECK(!ct_op_is_view(CT_OP_CPY) && !ct_op_is_view(CT_OP_MUL_MAT));
+    CHECK(!ct_op_is_view(CT_OP_COUNT) && !ct_op_is_view((ct_op)-3));
     ct_context *ctx = new_ctx(1 << 14, true);
     ct_tensor *a = ct_tensor_new_1d(ctx, CT_TYPE_F32, 8);
     ct_tensor *g = ct_group_norm(ctx, a, 3, 1e-5f);

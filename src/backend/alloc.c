@@ -1,6 +1,6 @@
 /* ct_context_alloc_tensors: packs a no-alloc context's tensors, in creation
- * order, into buffers of at most the type's max size (SPEC.md §5.10,
- * "multi-buffer splitting"). Two passes over the same tensors: the first plans
+ * order, into buffers of at most the type's max size (docs/TENSORS.md,
+ * Allocating a context's tensors). Two passes over the same tensors: the first plans
  * the buffer sizes, the second places each tensor where the plan put it. */
 #include "backend_internal.h"
 

@@ -94,6 +94,7 @@ ct_status ct_device_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t size,
 bool ct_device_supports_op(const ct_device *dev, const ct_tensor *op) {
     if (!dev || !op) return false;
     if ((unsigned)op->op >= (unsigned)CT_OP_COUNT) return false;
+    if (ct_op_is_view(op->op)) return true; /* nothing to compute: every device holds one */
     return dev->iface.supports_op(dev, op);
 }
 

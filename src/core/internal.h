@@ -56,6 +56,22 @@ static inline bool ct_align_up(size_t v, size_t align, size_t *out) {
 }
 
 #define CT_UNUSED(x) ((void)(x))
+
+/* Internal invariants. Checks of what a caller passes, directly or through a
+ * graph that ct_backend_graph_compute accepted, return a status (ct_fail);
+ * a condition that only a bug inside the library can break is a CT_ASSERT.
+ * Active in Debug builds (no NDEBUG) and sanitizer builds (CT_SANITIZE defines
+ * CT_ENABLE_ASSERTS): a failure prints the condition and aborts. Compiled out
+ * otherwise: cond is not evaluated, only type-checked. */
+#if !defined(NDEBUG) || defined(CT_ENABLE_ASSERTS)
+#  define CT_ASSERT(cond) ((cond) ? (void)0 : ct_assert_fail(#cond, __FILE__, __LINE__))
+#else
+#  define CT_ASSERT(cond) ((void)sizeof(!(cond)))
+#endif
+#if defined(__GNUC__)
+__attribute__((noreturn))
+#endif
+void ct_assert_fail(const char *cond, const char *file, int line);
 #define CT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Fault injection (src/core/fault.c), for the reliability tests. The OpenCL

@@ -81,6 +81,12 @@ static const char *level_name(ct_log_level level) {
     return "log";
 }
 
+/* CT_ASSERT's failure: a bug in the library, never a caller's mistake. */
+void ct_assert_fail(const char *cond, const char *file, int line) {
+    fprintf(stderr, "ctensor: internal assertion failed at %s:%d: %s\n", file, line, cond);
+    abort();
+}
+
 void ct_log_set_callback(ct_log_callback callback, void *user_data) {
     if (!callback) {
         atomic_store(&current_sink, NULL);

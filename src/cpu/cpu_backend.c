@@ -139,37 +139,52 @@ typedef struct cpu_context {
     void *abort_data;
 } cpu_context;
 
-static bool is_view_op(ct_op op) {
-    return op == CT_OP_NONE || op == CT_OP_VIEW || op == CT_OP_RESHAPE || op == CT_OP_PERMUTE ||
-           op == CT_OP_TRANSPOSE;
+/* ---- the op table ------------------------------------------------------------ */
+
+/* What the CPU computes, one entry per op; an op without an entry is
+ * unsupported. View ops have none: they compute nothing (ct_op_is_view). */
+typedef struct cpu_op {
+    bool (*supported)(const ct_tensor *op);                           /* exact check, ct_device_supports_op */
+    size_t (*work_size)(const ct_tensor *node, int n_threads);        /* scratch bytes; NULL: none */
+    void (*compute)(const ct_cpu_params *params, ct_tensor *node);    /* called on every thread */
+} cpu_op;
+
+static const cpu_op cpu_ops[CT_OP_COUNT] = {
+    [CT_OP_DUP] = {ct_cpu_cpy_supported, NULL, ct_cpu_cpy},
+    [CT_OP_CPY] = {ct_cpu_cpy_supported, NULL, ct_cpu_cpy},
+    [CT_OP_CONT] = {ct_cpu_cpy_supported, NULL, ct_cpu_cpy},
+    [CT_OP_GET_ROWS] = {ct_cpu_get_rows_supported, NULL, ct_cpu_get_rows},
+    [CT_OP_SET_ROWS] = {ct_cpu_set_rows_supported, NULL, ct_cpu_set_rows},
+    [CT_OP_MUL_MAT] = {ct_cpu_mul_mat_supported, ct_cpu_mul_mat_work_size, ct_cpu_mul_mat},
+    [CT_OP_NORM] = {ct_cpu_norm_supported, NULL, ct_cpu_norm},
+    [CT_OP_RMS_NORM] = {ct_cpu_norm_supported, NULL, ct_cpu_norm},
+    [CT_OP_L2_NORM] = {ct_cpu_norm_supported, NULL, ct_cpu_norm},
+    [CT_OP_GROUP_NORM] = {ct_cpu_norm_supported, NULL, ct_cpu_norm},
+    [CT_OP_SUM_ROWS] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
+    [CT_OP_MEAN] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
+};
+
+/* The op's entry, or NULL when the CPU has no function for it. */
+static const cpu_op *find_cpu_op(ct_op op) {
+    if ((unsigned)op >= (unsigned)CT_OP_COUNT || !cpu_ops[op].compute) return NULL;
+    return &cpu_ops[op];
 }
 
-static bool skip_node(const ct_tensor *node) { return is_view_op(node->op) || ct_is_empty(node); }
+static bool skip_node(const ct_tensor *node) { return ct_op_is_view(node->op) || ct_is_empty(node); }
 
 size_t ct_cpu_work_size(const ct_tensor *node, int n_threads) {
-    return node->op == CT_OP_MUL_MAT ? ct_cpu_mul_mat_work_size(node, n_threads) : 0;
+    const cpu_op *entry = find_cpu_op(node->op);
+    return entry && entry->work_size ? entry->work_size(node, n_threads) : 0;
 }
 
+/* ct_backend_graph_compute checked ct_device_supports_op on every node. */
 static void run_op(const ct_cpu_params *params, ct_tensor *node) {
-    switch (node->op) {
-    case CT_OP_DUP:
-    case CT_OP_CPY:
-    case CT_OP_CONT: ct_cpu_cpy(params, node); break;
-    case CT_OP_GET_ROWS: ct_cpu_get_rows(params, node); break;
-    case CT_OP_SET_ROWS: ct_cpu_set_rows(params, node); break;
-    case CT_OP_MUL_MAT: ct_cpu_mul_mat(params, node); break;
-    case CT_OP_NORM:
-    case CT_OP_RMS_NORM:
-    case CT_OP_L2_NORM:
-    case CT_OP_GROUP_NORM: ct_cpu_norm(params, node); break;
-    case CT_OP_SUM_ROWS:
-    case CT_OP_MEAN: ct_cpu_sum_rows(params, node); break;
-    default:
-        /* supports_op refused these before the compute began */
-        ct_cpu_set_error(params, CT_UNSUPPORTED, "op %s has no CPU function", ct_op_name(node->op));
-        break;
-    }
+    const cpu_op *entry = find_cpu_op(node->op);
+    CT_ASSERT(entry != NULL && entry->supported(node));
+    entry->compute(params, node);
 }
+
+/* ---- graph compute ------------------------------------------------------------ */
 
 typedef struct compute_job {
     cpu_context *ctx;
@@ -449,27 +464,8 @@ static ct_status cpu_dev_buffer_from_host_ptr(ct_device *dev, void *ptr, size_t 
 
 static bool cpu_dev_supports_op(const ct_device *dev, const ct_tensor *op) {
     CT_UNUSED(dev);
-    switch (op->op) {
-    case CT_OP_NONE:
-    case CT_OP_VIEW:
-    case CT_OP_RESHAPE:
-    case CT_OP_PERMUTE:
-    case CT_OP_TRANSPOSE: return true;
-    case CT_OP_DUP:
-    case CT_OP_CPY:
-    case CT_OP_CONT: return ct_cpu_cpy_supported(op);
-    case CT_OP_GET_ROWS: return ct_cpu_get_rows_supported(op);
-    case CT_OP_SET_ROWS: return ct_cpu_set_rows_supported(op);
-    case CT_OP_MUL_MAT: return ct_cpu_mul_mat_supported(op);
-    case CT_OP_NORM:
-    case CT_OP_RMS_NORM:
-    case CT_OP_L2_NORM:
-    case CT_OP_GROUP_NORM: return ct_cpu_norm_supported(op);
-    case CT_OP_SUM_ROWS:
-    case CT_OP_MEAN: return ct_cpu_sum_rows_supported(op);
-    case CT_OP_COUNT: break;
-    }
-    return false;
+    const cpu_op *entry = find_cpu_op(op->op);
+    return entry != NULL && entry->supported(op);
 }
 
 /* The CPU reads tensor memory directly, so any host buffer type will do. */

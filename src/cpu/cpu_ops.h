@@ -29,25 +29,26 @@ void ct_cpu_barrier(const ct_cpu_params *params);
  * unspecified but nothing is written outside its tensors. */
 void ct_cpu_set_error(const ct_cpu_params *params, ct_status status, const char *fmt, ...) CT_PRINTF(3, 4);
 
-/* Scratch bytes a node needs with n_threads threads (0 for most ops). */
+/* Scratch bytes a node needs with n_threads threads (0 for most ops), from the
+ * op table's work_size entry (cpu_backend.c). */
 size_t ct_cpu_work_size(const ct_tensor *node, int n_threads);
 
-/* Exact support checks, one per family, next to its kernels. */
-bool ct_cpu_get_rows_supported(const ct_tensor *op);
-bool ct_cpu_set_rows_supported(const ct_tensor *op);
-bool ct_cpu_cpy_supported(const ct_tensor *op);       /* CPY, DUP, CONT */
-bool ct_cpu_mul_mat_supported(const ct_tensor *op);
-bool ct_cpu_norm_supported(const ct_tensor *op);      /* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
-bool ct_cpu_sum_rows_supported(const ct_tensor *op);  /* SUM_ROWS, MEAN */
+/* Each family of the op list (CT_OP_LIST) has, in src/cpu/<family>.c, an exact
+ * support check and the op function, declared here from the list:
+ *   bool ct_cpu_<family>_supported(const ct_tensor *op);
+ *   void ct_cpu_<family>(const ct_cpu_params *params, ct_tensor *dst);
+ * The op table (cpu_backend.c) names the ones the CPU computes. The compute calls
+ * an op function only for a node its check accepted (ct_backend_graph_compute
+ * checks every node first), so op functions assert what the check guarantees.
+ * Index ops check every index before writing anything and report
+ * CT_INDEX_OUT_OF_RANGE. */
+#define CT_CPU_DECLARE_FAMILY(id, name, is_view, family) CT_CPU_DECLARE_FAMILY_##is_view(family)
+#define CT_CPU_DECLARE_FAMILY_0(family)                       \
+    bool ct_cpu_##family##_supported(const ct_tensor *op); \
+    void ct_cpu_##family(const ct_cpu_params *params, ct_tensor *dst);
+#define CT_CPU_DECLARE_FAMILY_1(family) /* a view op: nothing to compute */
+CT_OP_LIST(CT_CPU_DECLARE_FAMILY)
 
-/* The op functions. Index ops check every index before writing anything and
- * report CT_INDEX_OUT_OF_RANGE. */
-void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst);
-void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst);
-void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst);   /* CPY, DUP, CONT */
-void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst);
 size_t ct_cpu_mul_mat_work_size(const ct_tensor *dst, int n_threads);
-void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst);  /* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
-void ct_cpu_sum_rows(const ct_cpu_params *params, ct_tensor *dst); /* SUM_ROWS, MEAN */
 
 #endif

@@ -136,29 +136,17 @@ static int64_t tile_rows(size_t row_bytes, int64_t max) {
 void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
     const int ith = params->ith, nth = params->nth;
     const char *label = dst->name[0] ? dst->name : "dst";
+    /* ct_cpu_mul_mat_supported, checked before the compute, computed it too */
     size_t need = 0;
-    if (!ct_cpu_mul_mat_supported(dst) || !work_bytes(dst, &need)) {
-        if (ith == 0) {
-            const ct_tensor *a = dst->src[0], *b = dst->src[1];
-            ct_cpu_set_error(params, CT_UNSUPPORTED,
-                             "ct_backend_graph_compute: MUL_MAT %s is not supported on the CPU (src0 %s, src1 %s, dst %s)",
-                             label, a ? ct_type_name(a->type) : "none", b ? ct_type_name(b->type) : "none",
-                             ct_type_name(dst->type));
-        }
-        return;
-    }
+    const bool need_known = work_bytes(dst, &need);
+    CT_ASSERT(need_known);
     const ct_tensor *a = dst->src[0], *b = dst->src[1];
     const int64_t k = a->ne[0], ne01 = a->ne[1];
     const int64_t ne11 = b->ne[1], ne12 = b->ne[2], ne13 = b->ne[3];
     const int64_t nr1 = ne11 * ne12 * ne13;
     if (ne01 == 0 || nr1 == 0) return;
-    if (need > params->wsize || (need > 0 && !params->wdata)) {
-        if (ith == 0)
-            ct_cpu_set_error(params, CT_INVALID_ARGUMENT,
-                             "ct_backend_graph_compute: MUL_MAT %s needs %zu bytes of scratch, got %zu", label,
-                             need, params->wsize);
-        return;
-    }
+    /* the compute allocated the largest ct_cpu_work_size of the graph's nodes */
+    CT_ASSERT(need <= params->wsize && (need == 0 || params->wdata != NULL));
     if (!a->data || !b->data || !dst->data) {
         if (ith == 0)
             ct_cpu_set_error(params, CT_INVALID_ARGUMENT, "ct_backend_graph_compute: MUL_MAT %s: %s has no data",

@@ -203,57 +203,38 @@ ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t 
 
 /* ---- op dispatch ----------------------------------------------------------------- */
 
-static bool is_noop(const ct_tensor *node) {
-    switch (node->op) {
-    case CT_OP_NONE:
-    case CT_OP_VIEW:
-    case CT_OP_RESHAPE:
-    case CT_OP_PERMUTE:
-    case CT_OP_TRANSPOSE: return true;
-    default: return false;
-    }
+/* What OpenCL computes, one entry per op; an op without an entry is unsupported.
+ * View ops have none: they compute nothing (ct_op_is_view, answered for every
+ * device by ct_device_supports_op). */
+typedef struct ct_ocl_op {
+    bool (*supported)(const ct_ocl_device *dev, const ct_tensor *op); /* exact check */
+    ct_ocl_encode_fn encode;
+} ct_ocl_op;
+
+static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
+    [CT_OP_DUP] = {ct_ocl_cpy_supported, ct_ocl_encode_cpy},
+    [CT_OP_CPY] = {ct_ocl_cpy_supported, ct_ocl_encode_cpy},
+    [CT_OP_CONT] = {ct_ocl_cpy_supported, ct_ocl_encode_cpy},
+    [CT_OP_GET_ROWS] = {ct_ocl_get_rows_supported, ct_ocl_encode_get_rows},
+    [CT_OP_SET_ROWS] = {ct_ocl_set_rows_supported, ct_ocl_encode_set_rows},
+    [CT_OP_MUL_MAT] = {ct_ocl_mul_mat_supported, ct_ocl_encode_mul_mat},
+    [CT_OP_NORM] = {ct_ocl_norm_supported, ct_ocl_encode_norm},
+    [CT_OP_RMS_NORM] = {ct_ocl_norm_supported, ct_ocl_encode_norm},
+    [CT_OP_L2_NORM] = {ct_ocl_norm_supported, ct_ocl_encode_norm},
+    [CT_OP_GROUP_NORM] = {ct_ocl_norm_supported, ct_ocl_encode_norm},
+    [CT_OP_SUM_ROWS] = {ct_ocl_sum_rows_supported, ct_ocl_encode_sum_rows},
+    [CT_OP_MEAN] = {ct_ocl_sum_rows_supported, ct_ocl_encode_sum_rows},
+};
+
+static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }
+
+static ct_ocl_encode_fn op_encoder(ct_op op) {
+    return (unsigned)op < (unsigned)CT_OP_COUNT ? ct_ocl_ops[op].encode : NULL;
 }
 
 static bool op_supported(const ct_ocl_device *d, const ct_tensor *op) {
-    switch (op->op) {
-    case CT_OP_NONE:
-    case CT_OP_VIEW:
-    case CT_OP_RESHAPE:
-    case CT_OP_PERMUTE:
-    case CT_OP_TRANSPOSE: return true;
-    case CT_OP_GET_ROWS: return ct_ocl_get_rows_supported(d, op);
-    case CT_OP_SET_ROWS: return ct_ocl_set_rows_supported(d, op);
-    case CT_OP_DUP:
-    case CT_OP_CPY:
-    case CT_OP_CONT: return ct_ocl_cpy_supported(d, op);
-    case CT_OP_MUL_MAT: return ct_ocl_mul_mat_supported(d, op);
-    case CT_OP_NORM:
-    case CT_OP_RMS_NORM:
-    case CT_OP_L2_NORM:
-    case CT_OP_GROUP_NORM: return ct_ocl_norm_supported(d, op);
-    case CT_OP_SUM_ROWS:
-    case CT_OP_MEAN: return ct_ocl_sum_rows_supported(d, op);
-    case CT_OP_COUNT: break;
-    }
-    return false;
-}
-
-static ct_ocl_encode_fn op_encoder(ct_op op) {
-    switch (op) {
-    case CT_OP_GET_ROWS: return ct_ocl_encode_get_rows;
-    case CT_OP_SET_ROWS: return ct_ocl_encode_set_rows;
-    case CT_OP_DUP:
-    case CT_OP_CPY:
-    case CT_OP_CONT: return ct_ocl_encode_cpy;
-    case CT_OP_MUL_MAT: return ct_ocl_encode_mul_mat;
-    case CT_OP_NORM:
-    case CT_OP_RMS_NORM:
-    case CT_OP_L2_NORM:
-    case CT_OP_GROUP_NORM: return ct_ocl_encode_norm;
-    case CT_OP_SUM_ROWS:
-    case CT_OP_MEAN: return ct_ocl_encode_sum_rows;
-    default: return NULL;
-    }
+    if (ct_op_is_view(op->op)) return true;
+    return op_encoder(op->op) != NULL && ct_ocl_ops[op->op].supported(d, op);
 }
 
 /* ---- backend instance -------------------------------------------------------------- */

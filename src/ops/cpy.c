@@ -1,4 +1,4 @@
-/* CPY, DUP, CONT and cast constructors (SPEC.md §4.4). */
+/* CPY, DUP, CONT and cast constructors (docs/TENSORS.md, CPY, DUP, CONT and cast). */
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 

@@ -1,4 +1,4 @@
-/* GET_ROWS constructor (SPEC.md §4.1). */
+/* GET_ROWS constructor (docs/TENSORS.md, GET_ROWS). */
 #include "tensor/tensor_internal.h"
 
 bool ct_get_rows_types_supported(const ct_tensor *op) {

@@ -1,4 +1,4 @@
-/* MUL_MAT constructor (SPEC.md §4.3). */
+/* MUL_MAT constructor (docs/TENSORS.md, MUL_MAT). */
 #include "tensor/tensor_internal.h"
 
 ct_tensor *ct_mul_mat(ct_context *ctx, ct_tensor *a, ct_tensor *b) {

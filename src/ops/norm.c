@@ -1,4 +1,4 @@
-/* NORM, RMS_NORM, L2_NORM and GROUP_NORM constructors (SPEC.md §4.5). Only F32
+/* NORM, RMS_NORM, L2_NORM and GROUP_NORM constructors (docs/TENSORS.md, Norms). Only F32
  * rows are accepted: no backend computes another type. */
 #include "tensor/tensor_internal.h"
 

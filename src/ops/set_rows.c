@@ -1,4 +1,4 @@
-/* SET_ROWS constructor (SPEC.md §4.2): the result is a view of a, written in place. */
+/* SET_ROWS constructor (docs/TENSORS.md, SET_ROWS): the result is a view of a, written in place. */
 #include "tensor/tensor_internal.h"
 
 #include <string.h>

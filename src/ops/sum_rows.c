@@ -1,4 +1,4 @@
-/* SUM_ROWS and MEAN constructors (SPEC.md §4.7). F32 only: the reference
+/* SUM_ROWS and MEAN constructors (docs/TENSORS.md, SUM_ROWS and MEAN). F32 only: the reference
  * computes no other type, and supports_op must stay exact. */
 #include "tensor/tensor_internal.h"
 

@@ -72,28 +72,40 @@ static ct_buffer_type *dev_get_buffer_type(const ct_device *dev) {
     return cpu_dev ? ct_device_buffer_type(cpu_dev) : NULL;
 }
 
+/* ---- the op table ------------------------------------------------------------ */
+
+/* What REF computes, one entry per op; an op without an entry is unsupported.
+ * View ops have none: they compute nothing (ct_op_is_view). */
+typedef struct ref_op {
+    bool (*supported)(const ct_tensor *op); /* exact check, ct_device_supports_op */
+    ct_status (*compute)(ct_tensor *dst);
+} ref_op;
+
+static const ref_op ref_ops[CT_OP_COUNT] = {
+    [CT_OP_DUP] = {ct_ref_cpy_supported, ct_ref_cpy},
+    [CT_OP_CPY] = {ct_ref_cpy_supported, ct_ref_cpy},
+    [CT_OP_CONT] = {ct_ref_cpy_supported, ct_ref_cpy},
+    [CT_OP_GET_ROWS] = {ct_ref_get_rows_supported, ct_ref_get_rows},
+    [CT_OP_SET_ROWS] = {ct_ref_set_rows_supported, ct_ref_set_rows},
+    [CT_OP_MUL_MAT] = {ct_ref_mul_mat_supported, ct_ref_mul_mat},
+    [CT_OP_NORM] = {ct_ref_norm_supported, ct_ref_norm},
+    [CT_OP_RMS_NORM] = {ct_ref_norm_supported, ct_ref_norm},
+    [CT_OP_L2_NORM] = {ct_ref_norm_supported, ct_ref_norm},
+    [CT_OP_GROUP_NORM] = {ct_ref_norm_supported, ct_ref_norm},
+    [CT_OP_SUM_ROWS] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
+    [CT_OP_MEAN] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
+};
+
+/* The op's entry, or NULL when REF has no function for it. */
+static const ref_op *find_ref_op(ct_op op) {
+    if ((unsigned)op >= (unsigned)CT_OP_COUNT || !ref_ops[op].compute) return NULL;
+    return &ref_ops[op];
+}
+
 static bool dev_supports_op(const ct_device *dev, const ct_tensor *op) {
     CT_UNUSED(dev);
-    switch (op->op) {
-    case CT_OP_NONE:
-    case CT_OP_VIEW:
-    case CT_OP_RESHAPE:
-    case CT_OP_PERMUTE:
-    case CT_OP_TRANSPOSE: return true;
-    case CT_OP_DUP:
-    case CT_OP_CPY:
-    case CT_OP_CONT: return ct_ref_cpy_supported(op);
-    case CT_OP_GET_ROWS: return ct_ref_get_rows_supported(op);
-    case CT_OP_SET_ROWS: return ct_ref_set_rows_supported(op);
-    case CT_OP_MUL_MAT: return ct_ref_mul_mat_supported(op);
-    case CT_OP_NORM:
-    case CT_OP_RMS_NORM:
-    case CT_OP_L2_NORM:
-    case CT_OP_GROUP_NORM: return ct_ref_norm_supported(op);
-    case CT_OP_SUM_ROWS:
-    case CT_OP_MEAN: return ct_ref_sum_rows_supported(op);
-    default: return false;
-    }
+    const ref_op *entry = find_ref_op(op->op);
+    return entry != NULL && entry->supported(op);
 }
 
 static bool dev_supports_buft(const ct_device *dev, const ct_buffer_type *buft) {
@@ -119,50 +131,20 @@ static void be_set_abort_callback(ct_backend *backend, ct_abort_callback callbac
     ctx->abort_data = user_data;
 }
 
-static bool is_view_op(ct_op op) {
-    return op == CT_OP_NONE || op == CT_OP_VIEW || op == CT_OP_RESHAPE || op == CT_OP_PERMUTE ||
-           op == CT_OP_TRANSPOSE;
-}
-
-static ct_status compute_node(ct_tensor *node) {
-    switch (node->op) {
-    case CT_OP_DUP:
-    case CT_OP_CPY:
-    case CT_OP_CONT: return ct_ref_cpy(node);
-    case CT_OP_GET_ROWS: return ct_ref_get_rows(node);
-    case CT_OP_SET_ROWS: return ct_ref_set_rows(node);
-    case CT_OP_MUL_MAT: return ct_ref_mul_mat(node);
-    case CT_OP_NORM:
-    case CT_OP_RMS_NORM:
-    case CT_OP_L2_NORM:
-    case CT_OP_GROUP_NORM: return ct_ref_norm(node);
-    case CT_OP_SUM_ROWS:
-    case CT_OP_MEAN: return ct_ref_sum_rows(node);
-    default:
-        return ct_fail(CT_UNSUPPORTED, CT_REF_FN ": REF cannot compute %s '%s'", ct_op_name(node->op),
-                       ct_ref_label(node, "node"));
-    }
-}
-
+/* ct_backend_graph_compute checked ct_device_supports_op on every node before
+ * calling this, so a refused graph computes nothing. */
 static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     ref_context *ctx = backend->context;
     const int n = ct_graph_n_nodes(graph);
-    /* Refuse before computing anything, so that a refused graph has no partial effects. */
-    for (int i = 0; i < n; i++) {
-        const ct_tensor *node = ct_graph_node(graph, i);
-        if (!dev_supports_op(&ref_device, node))
-            return ct_fail(CT_UNSUPPORTED, CT_REF_FN ": REF does not support node %d '%s' (%s, %s <- %s, %s)", i,
-                           ct_ref_label(node, "node"), ct_op_name(node->op), ct_type_name(node->type),
-                           node->src[0] ? ct_type_name(node->src[0]->type) : "-",
-                           node->src[1] ? ct_type_name(node->src[1]->type) : "-");
-    }
     for (int i = 0; i < n; i++) {
         ct_tensor *node = ct_graph_node(graph, i);
-        if (is_view_op(node->op) || ct_is_empty(node)) continue;
+        if (ct_op_is_view(node->op) || ct_is_empty(node)) continue;
         if (ctx->abort_callback && ctx->abort_callback(ctx->abort_data))
             return ct_fail(CT_ABORTED, CT_REF_FN ": REF: the abort callback stopped the compute before node %d of %d",
                            i, n);
-        const ct_status st = compute_node(node);
+        const ref_op *entry = find_ref_op(node->op);
+        CT_ASSERT(entry != NULL && entry->supported(node));
+        const ct_status st = entry->compute(node);
         if (st != CT_OK) return st;
     }
     return CT_OK;

@@ -32,18 +32,17 @@ ct_status ct_ref_write_row(ct_tensor *t, int64_t i1, int64_t i2, int64_t i3, con
 /* A scratch array of n floats through the allocator hooks; NULL + CT_OUT_OF_MEMORY recorded. */
 float *ct_ref_alloc_floats(int64_t n, const ct_tensor *node);
 
-/* Exact support checks and op functions, one pair per family. */
-bool ct_ref_get_rows_supported(const ct_tensor *op);
-ct_status ct_ref_get_rows(ct_tensor *dst);
-bool ct_ref_set_rows_supported(const ct_tensor *op);
-ct_status ct_ref_set_rows(ct_tensor *dst);
-bool ct_ref_cpy_supported(const ct_tensor *op);   /* CPY, DUP, CONT */
-ct_status ct_ref_cpy(ct_tensor *dst);
-bool ct_ref_mul_mat_supported(const ct_tensor *op);
-ct_status ct_ref_mul_mat(ct_tensor *dst);
-bool ct_ref_norm_supported(const ct_tensor *op);  /* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
-ct_status ct_ref_norm(ct_tensor *dst);
-bool ct_ref_sum_rows_supported(const ct_tensor *op); /* SUM_ROWS, MEAN */
-ct_status ct_ref_sum_rows(ct_tensor *dst);
+/* Each family of the op list (CT_OP_LIST) has, in src/ref/ref_<family>.c, an
+ * exact support check and the op function, declared here from the list:
+ *   bool ct_ref_<family>_supported(const ct_tensor *op);
+ *   ct_status ct_ref_<family>(ct_tensor *dst);
+ * The op table (ref_backend.c) names them; op functions are called only for a
+ * node their check accepted. */
+#define CT_REF_DECLARE_FAMILY(id, name, is_view, family) CT_REF_DECLARE_FAMILY_##is_view(family)
+#define CT_REF_DECLARE_FAMILY_0(family)                       \
+    bool ct_ref_##family##_supported(const ct_tensor *op); \
+    ct_status ct_ref_##family(ct_tensor *dst);
+#define CT_REF_DECLARE_FAMILY_1(family) /* a view op: nothing to compute */
+CT_OP_LIST(CT_REF_DECLARE_FAMILY)
 
 #endif

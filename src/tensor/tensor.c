@@ -275,7 +275,7 @@ bool ct_is_empty(const ct_tensor *t) {
     return false;
 }
 
-/* ---- predicates (SPEC.md §2.3) -------------------------------------------- */
+/* ---- predicates (docs/TENSORS.md, Contiguity predicates) ------------------ */
 
 bool ct_is_contiguous_n(const ct_tensor *t, int n) {
     if (t == NULL) return false;
@@ -317,18 +317,25 @@ bool ct_are_same_shape(const ct_tensor *a, const ct_tensor *b) {
 
 /* ---- ops: names and parameters -------------------------------------------- */
 
-static const char *const op_names[CT_OP_COUNT] = {
-    [CT_OP_NONE] = "NONE",           [CT_OP_DUP] = "DUP",         [CT_OP_CPY] = "CPY",
-    [CT_OP_CONT] = "CONT",           [CT_OP_GET_ROWS] = "GET_ROWS", [CT_OP_SET_ROWS] = "SET_ROWS",
-    [CT_OP_MUL_MAT] = "MUL_MAT",     [CT_OP_NORM] = "NORM",       [CT_OP_RMS_NORM] = "RMS_NORM",
-    [CT_OP_L2_NORM] = "L2_NORM",     [CT_OP_GROUP_NORM] = "GROUP_NORM", [CT_OP_SUM_ROWS] = "SUM_ROWS",
-    [CT_OP_MEAN] = "MEAN",           [CT_OP_VIEW] = "VIEW",       [CT_OP_RESHAPE] = "RESHAPE",
-    [CT_OP_PERMUTE] = "PERMUTE",     [CT_OP_TRANSPOSE] = "TRANSPOSE",
+/* Op ids are ABI: new ops go after TRANSPOSE; a reordered or shortened list fails here. */
+_Static_assert(CT_OP_MEAN == 12 && CT_OP_TRANSPOSE == 16, "the op list changed existing ids");
+
+typedef struct op_info {
+    const char *name;
+    bool is_view;
+} op_info;
+
+static const op_info op_table[CT_OP_COUNT] = {
+#define OP_INFO_ENTRY(id, op_name, view, family) [CT_OP_##id] = {op_name, view},
+    CT_OP_LIST(OP_INFO_ENTRY)
+#undef OP_INFO_ENTRY
 };
 
-const char *ct_op_name(ct_op op) {
-    return (unsigned)op < (unsigned)CT_OP_COUNT && op_names[op] ? op_names[op] : "INVALID";
-}
+static bool op_is_listed(ct_op op) { return (unsigned)op < (unsigned)CT_OP_COUNT; }
+
+const char *ct_op_name(ct_op op) { return op_is_listed(op) ? op_table[op].name : "INVALID"; }
+
+bool ct_op_is_view(ct_op op) { return op_is_listed(op) && op_table[op].is_view; }
 
 enum { N_OP_PARAMS = (int)(CT_MAX_OP_PARAMS / sizeof(int32_t)) };
 
