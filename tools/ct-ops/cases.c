@@ -6,17 +6,23 @@
 #include <string.h>
 
 static const char *const kind_names[CTO_KIND_COUNT] = {
-    "GET_ROWS", "SET_ROWS", "MUL_MAT", "CPY", "DUP", "CONT", "CAST",
-    "NORM", "RMS_NORM", "L2_NORM", "GROUP_NORM", "SUM_ROWS", "MEAN", "CHAIN",
+#define CTO_KIND_NAME(id, name, is_view, family) name,
+    CT_OP_LIST(CTO_KIND_NAME)
+#undef CTO_KIND_NAME
+    "CAST", "CHAIN",
 };
 
 const char *cto_kind_name(cto_kind kind) {
     return (unsigned)kind < CTO_KIND_COUNT ? kind_names[kind] : "INVALID";
 }
 
+bool cto_kind_listed(cto_kind kind) {
+    return (unsigned)kind < CTO_KIND_COUNT && !((int)kind < CT_OP_COUNT && ct_op_is_view((ct_op)kind));
+}
+
 bool cto_kind_from_name(const char *name, cto_kind *kind) {
     for (int i = 0; i < CTO_KIND_COUNT; i++) {
-        if (cto_streq_ci(name, kind_names[i])) {
+        if (cto_kind_listed((cto_kind)i) && cto_streq_ci(name, kind_names[i])) {
             *kind = (cto_kind)i;
             return true;
         }

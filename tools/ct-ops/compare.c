@@ -24,11 +24,6 @@ typedef struct side {
     ct_buffer *buf;
 } side;
 
-static bool is_view_op(ct_op op) {
-    return op == CT_OP_NONE || op == CT_OP_VIEW || op == CT_OP_RESHAPE || op == CT_OP_PERMUTE ||
-           op == CT_OP_TRANSPOSE;
-}
-
 static void fail(result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail(result *r, const char *fmt, ...) {
     va_list ap;
@@ -243,7 +238,7 @@ static void run_case(const cto_case *c, side s[2], cto_rng *rng, result *r) {
                 goto done;
             }
         }
-        if (is_view_op(t[0]->op)) continue;
+        if (ct_op_is_view(t[0]->op)) continue;
         inject_fault(t, n_sent ? sent[0].t[0] : NULL, n_sent ? sent[0].bytes[0] : 0);
         compare_node(c, t[0], t[1], r);
     }

@@ -74,20 +74,12 @@ void cto_progress_end(cto_progress *p);
 
 /* ---- cases.c: the case lists and the graphs they build -------------------- */
 
+/* One kind per op of CT_OP_LIST (a view op's kind has no cases), then the tool's own. */
 typedef enum cto_kind {
-    CTO_GET_ROWS,
-    CTO_SET_ROWS,
-    CTO_MUL_MAT,
-    CTO_CPY,
-    CTO_DUP,
-    CTO_CONT,
-    CTO_CAST,
-    CTO_NORM,
-    CTO_RMS_NORM,
-    CTO_L2_NORM,
-    CTO_GROUP_NORM,
-    CTO_SUM_ROWS,
-    CTO_MEAN,
+#define CTO_KIND_ENTRY(id, name, is_view, family) CTO_##id,
+    CT_OP_LIST(CTO_KIND_ENTRY)
+#undef CTO_KIND_ENTRY
+    CTO_CAST,  /* CPY cases built by ct_cast */
     CTO_CHAIN, /* perf only: a chain of small nodes */
     CTO_KIND_COUNT,
 } cto_kind;
@@ -114,7 +106,9 @@ typedef struct cto_case_list {
 
 /* The op name a case is filtered and reported by ("CAST" for ct_cast cases). */
 const char *cto_kind_name(cto_kind kind);
-/* Looks a kind up by op name (case-insensitive); false when unknown. */
+/* False for the view ops' kinds: no cases, not offered by -o. */
+bool cto_kind_listed(cto_kind kind);
+/* Looks a listed kind up by op name (case-insensitive); false when unknown. */
 bool cto_kind_from_name(const char *name, cto_kind *kind);
 /* Copies, DUP, CONT, GET_ROWS, SET_ROWS: results that must match byte for byte. */
 bool cto_kind_exact(cto_kind kind);

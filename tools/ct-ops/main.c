@@ -61,8 +61,11 @@ static void usage(FILE *f) {
     for (int i = 0; i < N_COMMANDS; i++) fprintf(f, "  ct-ops %s\n", commands[i].synopsis);
     fprintf(f, "\noptions:\n"
                "  -o OP          only cases of this op (");
-    for (int k = 0; k < CTO_KIND_COUNT; k++) fprintf(f, "%s%s", k ? (k % 7 ? ", " : ",\n                 ") : "",
-                                                     cto_kind_name((cto_kind)k));
+    for (int k = 0, shown = 0; k < CTO_KIND_COUNT; k++) {
+        if (!cto_kind_listed((cto_kind)k)) continue;
+        fprintf(f, "%s%s", shown ? (shown % 7 ? ", " : ",\n                 ") : "", cto_kind_name((cto_kind)k));
+        shown++;
+    }
     fprintf(f, ");\n"
                "                 repeatable, or a comma-separated list, in any letter case\n"
                "  -b DEVICE      only this device (see ct-ops devices)\n"
@@ -80,7 +83,9 @@ static void usage(FILE *f) {
 /* An unknown -o op: the message lists the valid ones. */
 static int unknown_op(const char *name) {
     fprintf(stderr, "ct-ops: unknown op '%s'; ops:", name);
-    for (int k = 0; k < CTO_KIND_COUNT; k++) fprintf(stderr, " %s", cto_kind_name((cto_kind)k));
+    for (int k = 0; k < CTO_KIND_COUNT; k++) {
+        if (cto_kind_listed((cto_kind)k)) fprintf(stderr, " %s", cto_kind_name((cto_kind)k));
+    }
     fprintf(stderr, "\n(see ct-ops --help)\n");
     return CTO_EXIT_USAGE;
 }
@@ -392,9 +397,7 @@ static int case_supported(const cto_case *c, ct_device *dev) {
         res = 1;
         for (int i = 0; i < ct_graph_n_nodes(g) && res; i++) {
             ct_tensor *t = ct_graph_node(g, i);
-            if (t->op == CT_OP_NONE || t->op == CT_OP_VIEW || t->op == CT_OP_RESHAPE || t->op == CT_OP_PERMUTE ||
-                t->op == CT_OP_TRANSPOSE)
-                continue;
+            if (ct_op_is_view(t->op)) continue;
             if (!ct_device_supports_op(dev, t)) res = 0;
         }
     }

@@ -20,11 +20,6 @@ typedef struct perf_result {
     char note[640];
 } perf_result;
 
-static bool is_view_op(ct_op op) {
-    return op == CT_OP_NONE || op == CT_OP_VIEW || op == CT_OP_RESHAPE || op == CT_OP_PERMUTE ||
-           op == CT_OP_TRANSPOSE;
-}
-
 /* Bytes one op reads and writes: nbytes(out) + nbytes(srcs); CPY counts out
  * and src0; SET_ROWS the written rows, the source and the indices; GET_ROWS the
  * rows read, the indices and out; MUL_MAT with a small batch the weights. */
@@ -114,7 +109,7 @@ static void perf_case(const cto_opts *o, ct_device *dev, ct_backend *be, const c
     }
     for (int i = 0; i < ct_graph_n_nodes(g); i++) {
         ct_tensor *t = ct_graph_node(g, i);
-        if (!is_view_op(t->op) && !ct_device_supports_op(dev, t)) {
+        if (!ct_op_is_view(t->op) && !ct_device_supports_op(dev, t)) {
             r->code = P_UNSUPPORTED;
             snprintf(r->note, sizeof r->note, "%s", ct_device_name(dev));
             goto done;
