@@ -56,6 +56,19 @@ static inline bool ct_align_up(size_t v, size_t align, size_t *out) {
 }
 
 #define CT_UNUSED(x) ((void)(x))
+
+/* An internal invariant: something an earlier check already guaranteed (a backend's
+ * supports_op before its encoder runs, say). Checked in debug and sanitizer builds,
+ * nothing in release. Never for caller input: that fails with a ct_status. */
+#if !defined(NDEBUG) || defined(CT_SANITIZE_BUILD)
+#  include <stdio.h>
+#  include <stdlib.h>
+#  define CT_ASSERT(cond)                                                                                  \
+    ((cond) ? (void)0                                                                                      \
+            : (fprintf(stderr, "%s:%d: internal assertion failed: %s\n", __FILE__, __LINE__, #cond), abort()))
+#else
+#  define CT_ASSERT(cond) ((void)0)
+#endif
 #define CT_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Fault injection (src/core/fault.c), for the reliability tests. The OpenCL

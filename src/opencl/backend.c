@@ -475,7 +475,7 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     be->flag_dirty = true; /* a new buffer's contents are undefined */
     ct_ocl_trace_discard(be);  /* an empty trace, replayable until a launch says otherwise */
     /* On by default where a launch is a driver's trip to a device; off on CPU devices,
-     * where PoCL 3.1 ran the 1000-node graph 7-13% slower replayed (docs/PERF.md). */
+     * where PoCL 3.1 ran the 1000-node graph 7-13% slower replayed. */
     const char *replay = getenv("CT_OPENCL_GRAPH_REPLAY");
     bool want_replay = d->type != CT_DEVICE_TYPE_CPU;
     if (replay && *replay) want_replay = strcmp(replay, "0") != 0;

@@ -540,8 +540,8 @@ static bool embedded_file(const char *name, const char **p, size_t *n) {
 /* The 8-bit mat-vec kernels hold 123-164 registers a work-item as NVIDIA's compiler
  * leaves them; at 128 or fewer four 128-item groups fit a multiprocessor (65536
  * registers), and 4096 rows' 512 groups run in one wave on the H200's 132. Capped there,
- * the mat-vec gained up to 13 points of copy at n = 2 and 1-4 at n = 1 (docs/perf/
- * NOTES-h200.md, calls 57-58); capping the whole library cost the F16/BF16 mat-vec 7-10
+ * the mat-vec gained up to 13 points of copy at n = 2 and 1-4 at n = 1 (H200);
+ * capping the whole library cost the F16/BF16 mat-vec 7-10
  * points, and NVIDIA's OpenCL caps only per program. So on a device with
  * cl_nv_compiler_options those kernels come from a second program, common.cl and
  * mul_mvq.cl built with the cap; any failure leaves them to the library. */

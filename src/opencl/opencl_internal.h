@@ -246,7 +246,8 @@ ct_status ct_ocl_buffer_write_async(const char *fn, ct_buffer *buffer, cl_comman
                                     const void *data, size_t offset, size_t size, unsigned *n_queued);
 ct_status ct_ocl_buffer_read_async(const char *fn, ct_buffer *buffer, cl_command_queue q, const ct_tensor *t,
                                    void *data, size_t offset, size_t size, unsigned *n_queued);
-/* The first view wholly containing [data, data + nbytes), or NULL (SPEC §5.6 step 5). */
+/* The first view wholly containing [data, data + nbytes), or NULL: a tensor
+ * straddling two views of a mapped buffer has no single cl_mem a kernel could take. */
 const ct_ocl_view *ct_ocl_buffer_find_view(const ct_ocl_buffer *buf, const void *data, size_t nbytes);
 
 /* Bumped before the library releases a cl_mem a kernel may have taken (a buffer's

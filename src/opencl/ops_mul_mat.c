@@ -31,7 +31,7 @@ enum {
     MVQ_NR0 = 2, /* as kernels/mul_mvq.cl */
     MVQ_NR1 = 8,
     MVQ_UNIT = 64, /* src0 values per work-item step */
-    MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (H200, call 51: slower at 2) */
+    MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (on the H200 they were slower at 2) */
     QY_WG = 64, /* as kernels/mul_mvq.cl: 8 blocks of 8 work-items */
     ROW_WG = 64,
     C4_WG = 64,

@@ -4,7 +4,7 @@
 
 #include "opencl_internal.h"
 
-/* SPEC §5.9's rows-per-work-group rule for rows of nk units: nth doubles from 32
+/* The rows-per-work-group rule (ggml Metal's) for rows of nk units: nth doubles from 32
  * while below nk and max; short rows are batched nrptg to a group. max is the
  * kernel's clamped work-group size, max_y the device's dim-1 limit. */
 static inline void ct_ocl_rows_wg(size_t nk, size_t max, size_t max_y, size_t *nth_out, size_t *nrptg_out) {
@@ -120,7 +120,7 @@ enum { CT_OCL_STAGE_BYTES = 292 * 16 };
  * at least 2^16; fewer below, where launch latency dominates and more work-items hide the
  * memory latency better. On the H200, 8 units moved GET_ROWS and SET_ROWS of 16384 rows of
  * 4096 by up to 10 points, and cost a CPY of 4096 x 4096 6 points: too few waves of
- * work-groups (docs/perf/NOTES-h200.md, call 33). */
+ * work-groups. */
 static inline size_t ct_ocl_rows_nper(size_t units, size_t max, unsigned wide_log2) {
     size_t nper = max;
     while (nper > 1 && units < nper * ((size_t)1 << (nper > 4 ? wide_log2 : 16))) nper /= 2;

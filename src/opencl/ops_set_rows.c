@@ -2,7 +2,7 @@
  * quantizing with common.cl's copies of the CPU quantizers (the same bytes). The
  * index check runs first; the row kernel writes nothing once it has raised the flag.
  * Duplicate indices in one batch leave the row of any one of their sources (the CPU
- * keeps the last), as SPEC §4.2 leaves it undefined. */
+ * keeps the last): include/ctensor.h leaves which one wins to the backend. */
 #include "ops_rows.h"
 #include "tensor/tensor_internal.h"
 

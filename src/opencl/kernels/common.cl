@@ -270,7 +270,7 @@ float ct_div(float a, float b) {
 float ct_xnan(float a, float b, float r) {
     const uint n = isnan(a) ? as_uint(a) | 0x400000u : isnan(b) ? as_uint(b) | 0x400000u : 0xFFC00000u;
     /* NVIDIA's compiler makes branches of this; bit masks instead cost the row kernels
-     * more than the branches did (docs/perf/NOTES-h200.md, calls 13-14) */
+     * more than the branches did */
     return isnan(r) ? as_float(n) : r;
 }
 float ct_xadd(float a, float b) { return ct_xnan(a, b, a + b); }
@@ -1017,7 +1017,7 @@ uint ct_iq4nl_elem(float x, float id, float *wqx, float *wqq) {
  * products and sums are plain operations, not the x86 NaN rule's: no NaN's sign or
  * payload reaches the block (an index depends only on whether id * x is NaN, and a NaN
  * scale is stored as 0x7E00). The rule's select, which NVIDIA makes a branch, cost
- * SET_ROWS into IQ4_NL 600 -> 460 us on the H200 (docs/perf/NOTES-h200.md, call 32). */
+ * SET_ROWS into IQ4_NL 600 -> 460 us on the H200. */
 void ct_quantize_iq4_nl(const float *x, __global uchar *y) {
     float amax = 0.0f, max = 0.0f;
     for (int j = 0; j < 32; j++) {

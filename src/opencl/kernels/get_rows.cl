@@ -172,7 +172,7 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
  * array v[nper], NVIDIA's compiler kept the F16/BF16 and block kernels' v on the stack
  * (ptxas: 32-64 bytes), and each load's stack store waited for the load. ct_rows8_<t>
  * (NSTEP 8) is for large jobs: its registers cost ct_rows4's share of jobs with 4 units
- * a work-item (docs/perf/NOTES-h200.md, call 33). */
+ * a work-item. */
 #define CT_ROWS_LD_STEP(k, NSTEP, RAW, LD4)                                                               \
     RAW v##k = (RAW)(0);                                                                                  \
     if ((k) < (NSTEP) && (k) < nper && u0 + (k) * nth < nfull) v##k = LD4(src, u0 + (k) * nth);

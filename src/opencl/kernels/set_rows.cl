@@ -104,7 +104,7 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 #define CT_QT_WG_q5_1 CT_QT_WG
 #define CT_QT_WG_iq4_nl 128
 /* Whether lanes 0 and 1 finalize a team's two blocks (else lane 0 both): only IQ4_NL's
- * sums are worth it (call 41: picked by a loop over k for every type, the arrays went to
+ * sums are worth it (picked by a loop over k for every type, the arrays went to
  * the stack and Q5's kernels lost a third). */
 #define CT_QT_FIN_SPREAD_q8_0 0
 #define CT_QT_FIN_SPREAD_q4_0 0
@@ -255,7 +255,7 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         if ((AUX) > 0) CT_QT_SLICE_SYNC();                                                                \
         if (CT_QT_FIN_SPREAD_##T && (NPER) == 2) {                                                        \
             /* lanes 0 and 1 finalize blocks 0 and 1 side by side (IQ4_NL: 64 serial adds a block; */      \
-            /* picked by selects: a loop over k put s[] and y[] on the stack, call 41) */                   \
+            /* picked by selects: a loop over k put s[] and y[] on the stack) */                            \
             if (lane < 2) {                                                                               \
                 const int kf = lane;                                                                      \
                 __local const float2 *ax = aux + (kf * (int)(get_local_size(0) >> 2) + team) * (AUX);     \
@@ -299,7 +299,7 @@ CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_1, q5_1, 24, CT_QT_NPER, CT_QT_AUX_
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, CT_QT_NPER, CT_QT_AUX_iq4_nl, 0, 1)
 /* large jobs: more blocks a team spread the per-work-item costs (indices, addresses); on the
  * H200, 16384 rows of 4096 into Q8_0 went from 64% to 70% of copy, while a 4096 x 4096 CPY
- * (fewer waves of work-groups) lost 1-3 points (docs/perf/NOTES-h200.md, call 39) */
+ * (fewer waves of work-groups) lost 1-3 points */
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q8_0, q8_0, 34, CT_QT_NPER_WIDE, CT_QT_AUX_q8_0, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q4_0, q4_0, 18, CT_QT_NPER_WIDE, CT_QT_AUX_q4_0, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q4_1, q4_1, 20, CT_QT_NPER_WIDE, CT_QT_AUX_q4_1, 0, 1)
