@@ -18,18 +18,18 @@
  * neighbouring work-items load neighbouring 16 bytes; its (d, s) pairs sit at
  * nrows * ne10 + r * ne10 / 4 + u * 16 + j * 8.
  *
- * Uses only common.cl (MM_*, ct_div, the IQ4_NL table), which the build concatenates
- * before this file (embed.cmake: file name order): on devices with NVIDIA's compiler
- * options the two are also built as a program of their own, register-capped
- * (library.c, load_capped_mvq).
+ * Uses only kernel_args.h, common.cl (MM_*, ct_div), fp16.cl and dequant.cl (the IQ4_NL
+ * table), which library.c composes before this file: on devices with NVIDIA's compiler
+ * options those are also built as a program of their own, register-capped (library.c's
+ * mvq_sources, load_capped_mvq).
  *
  * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
  * staged in local memory by 32-bit words (see "staging"), so the encoder requires
  * 4-byte aligned src0 rows (Q6_K, 210-byte blocks, 2-byte aligned ones) and
  * ne00 % 64 == 0. */
 
-#define MVQ_NR0 2 /* src0 rows per team */
-#define MVQ_NR1 8 /* src1 rows per work-group */
+#define MVQ_NR0 CT_MVQ_NR0 /* src0 rows per team */
+#define MVQ_NR1 CT_MVQ_NR1 /* src1 rows per work-group */
 
 /* sum of the four products of signed bytes a[i] * b[i], plus c */
 #if CT_HAS_INT_DOT && defined(__opencl_c_integer_dot_product_input_4x8bit_packed)
@@ -96,9 +96,11 @@ int mvq_ypos(const int q6k, const int b, int *j) {
  * ne11, ne12 * ne13) in groups of QY_WG (a multiple of 8, the encoder's). The
  * block's max and flags meet in local memory; its first WI writes (d, s). q6k: the
  * layout for Q6_K's units. */
-#define QY_WG 64
-__kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, int ne11, int ne12, ulong nb11,
-                             ulong nb12, ulong nb13, __global uchar *work, ulong nrows, int q6k) {
+#define QY_WG CT_QY_WG
+__kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, __global uchar *work,
+                             const ct_mul_mat_args a) {
+    const int ne10 = a.ne00, ne11 = a.ne11, ne12 = a.ne12, q6k = a.q6_k;
+    const ulong nb11 = a.nb11, nb12 = a.nb12, nb13 = a.nb13, nrows = a.work_rows;
     __local float lmax[QY_WG];
     __local int lflag[QY_WG], lsum[QY_WG];
     const int gid = get_global_id(0), lid = get_local_id(0), first = lid & ~7;
@@ -339,7 +341,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
  * ~9 cache lines: with nothing but those loads the kernel reached 68% of the H200's
  * copy bandwidth. The next chunk's loads are issued
  * before this one is decoded, so they are in flight while the lanes compute. */
-#define MVQ_TEAM 32
+#define MVQ_TEAM CT_MVQ_TEAM
 #define MVQ_LW_MAX 17 /* the most words a lane loads per chunk and row (Q8_0) */
 
 /* Bytes of n units from a unit that starts a block pair (K-quants: a super-block, n % 4 == 0). */
@@ -357,7 +359,7 @@ int mvq_units_bytes(const int t, const int n) {
     }
 }
 
-/* Words a lane loads per chunk and row (ops_mul_mat.c sizes the stage from this). */
+/* Words a lane loads per chunk and row (encoders/mul_mat.c sizes the stage from this). */
 int mvq_lane_words(const int t) { return (mvq_units_bytes(t, MVQ_TEAM) + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM); }
 
 /* This lane's words of the chunk at unit `base` of each row. Q6_K rows are only 2-byte
@@ -516,7 +518,7 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
  * work-items synchronized by work-group barriers, so every team runs every chunk
  * (past the last row it repeats that row and stores nothing), the sums meet in local
  * memory, and with ys the group stages y for its teams (mvq_stage_y). scratch:
- * IQ4_NL's 16 values, the teams' stages, with ys the y stage (ops_mul_mat.c sizes
+ * IQ4_NL's 16 values, the teams' stages, with ys the y stage (encoders/mul_mat.c sizes
  * it); the reduction reuses all of it. */
 void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
     const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
@@ -590,12 +592,19 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
  * src1 rows and more, in the types it made faster on the H200 (16384^2,
  * n = 8: q8_0 19 -> 30%, q5_1 16 -> 22%, q5_0 19 -> 22%; at n = 2 it cost most types
  * points, and Q4_0, Q4_K and IQ4_NL ran slower with it at every n). */
+/* A kernel's arguments: the tensors, ct_mul_mat_args (kernel_args.h), the scratch. */
+#define MVQ_KERNEL_ARGS                                                                                          \
+    __global const uchar *src0, ulong offs0, __global const uchar *work, __global uchar *dst, ulong offsd,     \
+        const ct_mul_mat_args a, __local float *scratch
+#define MVQ_KERNEL_PASS                                                                                          \
+    src0, offs0, work, dst, offsd, a.ne00, a.ne01, a.nb01, a.nb02, a.nb03, a.ne11, a.ne12, a.nb1, a.nb2, a.nb3,  \
+        a.r2, a.r3, a.work_rows, scratch
 #define MVQ_KERNEL(name, T) \
-    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_PASS); }
+    __kernel void ct_mul_mvq_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_KERNEL_PASS); }
 #define MVQ_KERNEL1(name, T) \
-    __kernel void ct_mul_mvq1_##name##_f32(MVQ_ARGS) { mvq(T, 1, 0, MVQ_PASS); }
+    __kernel void ct_mul_mvq1_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, 1, 0, MVQ_KERNEL_PASS); }
 #define MVQ_KERNELY(name, T) \
-    __kernel void ct_mul_mvqy_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_PASS); }
+    __kernel void ct_mul_mvqy_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_KERNEL_PASS); }
 MVQ_KERNEL(q4_0, MM_Q4_0)
 MVQ_KERNEL(q4_1, MM_Q4_1)
 MVQ_KERNEL(q5_0, MM_Q5_0)

@@ -79,7 +79,7 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 /* ---- block quantization by teams (SET_ROWS and CPY into the six quantized types) ----
  *
  * ct_quant_rows_<t>: rows of nkr 32-blocks, each block quantized by a team of 4
- * work-items, each loading 4 floats from each half of the block (common.cl's ct_qt_*).
+ * work-items, each loading 4 floats from each half of the block (quant.cl's ct_qt_*).
  * Teams come in slices of 8 (32 work-items, a warp on NVIDIA): slice g of the grid takes
  * NPER * 8 consecutive blocks of the slice's (row, block) sequence, 8 at a time, so each
  * step of a slice reads one contiguous stretch of the source. Rows map as in ct_rows4
@@ -93,16 +93,15 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
  * barrier, so the kernel has no work-group barrier; elsewhere the exchange goes through
  * local memory and every sync is a work-group barrier (every work-item reaches each:
  * blocks past the end are quantized from the last block and not written). */
-#define CT_QT_WG 256
-#define CT_QT_SLICE 32 /* work-items of a slice: 8 teams */
-#define CT_QT_NPER 2   /* blocks a team */
+/* CT_QT_WG, CT_QT_SLICE (work-items of a slice: 8 teams), CT_QT_NPER (blocks a team) and
+ * CT_QT_NPER_WIDE (ct_quant_rows_wide_<t>, for large jobs) come from kernel_args.h. */
 /* The largest local size by type: IQ4_NL's sums take 33 float2 of local memory a block. */
 #define CT_QT_WG_q8_0 CT_QT_WG
 #define CT_QT_WG_q4_0 CT_QT_WG
 #define CT_QT_WG_q4_1 CT_QT_WG
 #define CT_QT_WG_q5_0 CT_QT_WG
 #define CT_QT_WG_q5_1 CT_QT_WG
-#define CT_QT_WG_iq4_nl 128
+#define CT_QT_WG_iq4_nl CT_QT_WG_IQ4_NL
 /* Whether lanes 0 and 1 finalize a team's two blocks (else lane 0 both): only IQ4_NL's
  * sums are worth it (picked by a loop over k for every type, the arrays went to
  * the stack and Q5's kernels lost a third). */
@@ -112,7 +111,6 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 #define CT_QT_FIN_SPREAD_q5_0 0
 #define CT_QT_FIN_SPREAD_q5_1 0
 #define CT_QT_FIN_SPREAD_iq4_nl 1
-#define CT_QT_NPER_WIDE 4 /* ct_quant_rows_wide_<t>, for large jobs */
 
 #if CT_HAS_NV_WARP /* common.cl's warp shuffle and barrier */
 #define CT_QT_SHFL 1
@@ -151,11 +149,18 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
     }
 #endif
 
+/* The tensors, ct_rows_args (kernel_args.h: ne0 counts 32-blocks, type is the source's),
+ * the error flag. */
 #define CT_QUANT_ROWS_ARGS                                                                                \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d,  \
-        ulong d_offs, long nkr, long nr1, ulong nb01, ulong nb02, ulong nb03, ulong nb1, ulong nb2,       \
-        ulong nb3, int mode, int is64, long ne11, long ne12, ulong nb10, ulong nb11, ulong nb12, long lim, \
-        int stype, __global int *err, int code
+        ulong d_offs, const ct_rows_args a, __global int *err, int code
+
+/* ct_rows_args' fields as the kernel bodies name them. */
+#define CT_QUANT_ROWS_UNPACK                                                                              \
+    const long nkr = a.ne0, nr1 = a.nr1, ne11 = a.ne11, ne12 = a.ne12, lim = a.lim;                       \
+    const ulong nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;      \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12;                                              \
+    const int mode = a.mode, is64 = a.is64, stype = a.type;
 
 /* Elements 4c .. 4c+3 of the block at p. */
 float4 ct_qt_load(const __global uchar *p, int c, int stype) {
@@ -176,6 +181,7 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
 
 #define CT_QUANT_ROWS_KERNEL(NAME, T, TS, NPER, AUX, QH, STAGED)                                          \
     __kernel void NAME(CT_QUANT_ROWS_ARGS) {                                                              \
+        CT_QUANT_ROWS_UNPACK                                                                              \
         __local float2 aux[(NPER) * (CT_QT_WG_##T / 4) * (AUX) + 1];                                      \
         __local uint tab[CT_QT_TAB_##T + 1];                                                              \
         __local uint4 outb[(STAGED) ? CT_QT_WG_##T / CT_QT_SLICE * CT_QT_SLICE_WORDS(NPER, TS) : 1];      \
