@@ -93,7 +93,7 @@ int mvq_ypos(const int q6k, const int b, int *j) {
 
 /* Eight work-items per 32-value block, four values each (one block per WI kept
  * 448 WIs busy for a 14336-wide row, and they ran serially): grid (ne10 / 4,
- * ne11, ne12 * ne13) in groups of QY_WG (a multiple of 8, the encoder's). The
+ * ne11, ne12 * ne13) in groups of QY_WG (CT_QY_WG of kernel_args.h, a multiple of 8). The
  * block's max and flags meet in local memory; its first WI writes (d, s). q6k: the
  * layout for Q6_K's units. */
 #define QY_WG CT_QY_WG
