@@ -1,6 +1,6 @@
 /* The command trace of a compute, and its replay as a recorded command buffer.
  *
- * Encoders never call the driver: ct_ocl_set_arg and ct_ocl_dispatch append each
+ * Encoders never call the driver: the argument cursor and dispatch (encoder.h) append each
  * kernel argument and launch to be->trace, and the compute submits the trace once
  * it is whole. A trace is plain bytes, so two computes that would send the driver
  * the same kernels, argument values (cl_mem handles, offsets, sizes, scalars) and
