@@ -106,8 +106,7 @@ static void local_rows(size_t total, size_t units, size_t local[3]) {
  * CT_MVQ_NR0 rows at a time in local memory (kernels/mul_mvq.cl's mvq_lane_words). */
 static size_t mvq_stage_bytes(ct_type t) {
     const size_t chunk = (size_t)CT_MVQ_TEAM * CT_MVQ_UNIT / (size_t)ct_type_block_size(t) * ct_type_size(t);
-    const size_t lane_words = (chunk + 4 * CT_MVQ_TEAM - 1) / (4 * CT_MVQ_TEAM);
-    return CT_MVQ_NR0 * CT_MVQ_TEAM * lane_words * 4;
+    return CT_MVQ_NR0 * CT_MVQ_TEAM * CT_MVQ_LANE_WORDS(chunk) * 4;
 }
 
 /* The kernel's local memory for `teams` teams: IQ4_NL's table (16 bytes), the teams'

@@ -51,6 +51,9 @@ typedef float ct_f32;
 #define CT_MVQ_TEAM 32
 #define CT_MVQ_UNIT 64
 #define CT_QY_WG 64
+/* The 32-bit words a lane of a team loads per chunk and row, for chunks of chunk_bytes
+ * (CT_MVQ_TEAM units of a row). */
+#define CT_MVQ_LANE_WORDS(chunk_bytes) (((chunk_bytes) + 4 * CT_MVQ_TEAM - 1) / (4 * CT_MVQ_TEAM))
 
 /* The row engine (get_rows.cl, set_rows.cl, cpy.cl): how a job's row i1 of slice
  * (i2, i3) maps; the most units a work-item of ct_rows8 and ct_rows_staged takes

@@ -359,8 +359,8 @@ int mvq_units_bytes(const int t, const int n) {
     }
 }
 
-/* Words a lane loads per chunk and row (encoders/mul_mat.c sizes the stage from this). */
-int mvq_lane_words(const int t) { return (mvq_units_bytes(t, MVQ_TEAM) + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM); }
+/* Words a lane loads per chunk and row (encoders/mul_mat.c sizes the stage the same way). */
+int mvq_lane_words(const int t) { return CT_MVQ_LANE_WORDS(mvq_units_bytes(t, MVQ_TEAM)); }
 
 /* This lane's words of the chunk at unit `base` of each row. Q6_K rows are only 2-byte
  * aligned: a row that starts 2 bytes into a word, or a partial chunk that ends 2 bytes
