@@ -35,18 +35,19 @@ ct_status ct_ocl_encode_get_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes)
     const size_t nk = (size_t)a->ne[0] / (ct_type_block_size(a->type) > 1 ? 16 : 1);
     ct_ocl_rows_wg(nk, ct_ocl_enc_clamp_wg(enc, kid, 1024), enc->be->dev->max_work_item_sizes[1], &nth, &nrptg);
     const cl_ulong a_addr = ct_ocl_enc_addr_bits(enc, a, "src0"), d_addr = ct_ocl_enc_addr_bits(enc, node, "dst");
+    const ct_get_rows_args args = {
+        .nb00 = a->nb[0], .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
+        .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2],
+        .nb0 = node->nb[0], .nb1 = node->nb[1], .nb2 = node->nb[2], .nb3 = node->nb[3],
+        .ne00 = a->ne[0], .ne01 = a->ne[1], .ne10 = b->ne[0],
+        .src_aligned = ct_ocl_alignment(a_addr, a->nb, 4) >= 4,
+        .dst_aligned = ct_ocl_alignment(d_addr, node->nb, 4) >= 4,
+    };
     ct_ocl_enc_kernel(enc, kid);
     ct_ocl_arg_tensor(enc, a, "src0");
     ct_ocl_arg_tensor(enc, b, "src1");
     ct_ocl_arg_tensor(enc, node, "dst");
-    ct_ocl_arg_i64(enc, a->ne[0]);
-    ct_ocl_arg_i64(enc, a->ne[1]);
-    ct_ocl_arg_i64(enc, b->ne[0]);
-    for (int k = 0; k < 4; k++) ct_ocl_arg_u64(enc, a->nb[k]);
-    for (int k = 0; k < 3; k++) ct_ocl_arg_u64(enc, b->nb[k]);
-    for (int k = 0; k < 4; k++) ct_ocl_arg_u64(enc, node->nb[k]);
-    ct_ocl_arg_i32(enc, ct_ocl_alignment(a_addr, a->nb, 4) >= 4);
-    ct_ocl_arg_i32(enc, ct_ocl_alignment(d_addr, node->nb, 4) >= 4);
+    ct_ocl_arg_bytes(enc, &args, sizeof args);
     ct_ocl_arg_flag(enc);
     const size_t local[3] = {nth, nrptg, 1};
     const size_t groups[3] = {((size_t)b->ne[0] + nrptg - 1) / nrptg, (size_t)b->ne[1], (size_t)b->ne[2]};

@@ -43,22 +43,21 @@ ct_status ct_ocl_encode_set_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes)
     ct_ocl_rows_wg((size_t)nk0, ct_ocl_enc_clamp_wg(enc, kid, 1024), enc->be->dev->max_work_item_sizes[1], &nth,
                    &nrptg);
     const cl_ulong b_addr = ct_ocl_enc_addr_bits(enc, b, "src0"), d_addr = ct_ocl_enc_addr_bits(enc, node, "dst");
+    const ct_set_rows_args args = {
+        .nb00 = b->nb[0], .nb01 = b->nb[1], .nb02 = b->nb[2], .nb03 = b->nb[3],
+        .nb10 = c->nb[0], .nb11 = c->nb[1], .nb12 = c->nb[2],
+        .nb1 = node->nb[1], .nb2 = node->nb[2], .nb3 = node->nb[3],
+        .nk0 = nk0, .ne01 = b->ne[1], .ne11 = c->ne[1], .ne12 = c->ne[2], .ne1 = node->ne[1],
+        .is64 = c->type == CT_TYPE_I64,
+        .src_f16 = b->type == CT_TYPE_F16,
+        .src_aligned = ct_ocl_alignment(b_addr, b->nb, es_src) >= es_src,
+        .dst_aligned = ct_ocl_alignment(d_addr, node->nb, es_dst) >= es_dst,
+    };
     ct_ocl_enc_kernel(enc, kid);
     ct_ocl_arg_tensor(enc, b, "src0");
     ct_ocl_arg_tensor(enc, c, "src1");
     ct_ocl_arg_tensor(enc, node, "dst");
-    ct_ocl_arg_i64(enc, nk0);
-    ct_ocl_arg_i64(enc, b->ne[1]);
-    for (int k = 0; k < 4; k++) ct_ocl_arg_u64(enc, b->nb[k]);
-    ct_ocl_arg_i64(enc, c->ne[1]);
-    ct_ocl_arg_i64(enc, c->ne[2]);
-    for (int k = 0; k < 3; k++) ct_ocl_arg_u64(enc, c->nb[k]);
-    for (int k = 1; k < 4; k++) ct_ocl_arg_u64(enc, node->nb[k]);
-    ct_ocl_arg_i64(enc, node->ne[1]);
-    ct_ocl_arg_i32(enc, c->type == CT_TYPE_I64);
-    ct_ocl_arg_i32(enc, b->type == CT_TYPE_F16);
-    ct_ocl_arg_i32(enc, ct_ocl_alignment(b_addr, b->nb, es_src) >= es_src);
-    ct_ocl_arg_i32(enc, ct_ocl_alignment(d_addr, node->nb, es_dst) >= es_dst);
+    ct_ocl_arg_bytes(enc, &args, sizeof args);
     ct_ocl_arg_flag(enc);
     const size_t local[3] = {nth, nrptg, 1};
     const size_t groups[3] = {((size_t)b->ne[1] + nrptg - 1) / nrptg, (size_t)b->ne[2], (size_t)b->ne[3]};

@@ -20,6 +20,11 @@ void ct_st_f32(__global uchar *p, float v, int aligned) {
 /* The row this work-item copies (groups of nrptg rows along i10): NULL when none,
  * or when an index is bad (the check kernel has raised the flag then). */
 #define CT_GET_ROWS_PROLOGUE                                                                              \
+    const long ne00 = a.ne00, ne01 = a.ne01, ne10 = a.ne10;                                               \
+    const ulong nb00 = a.nb00, nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03;                               \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12, nb0 = a.nb0, nb1 = a.nb1, nb2 = a.nb2;       \
+    const ulong nb3 = a.nb3;                                                                              \
+    const int src_aligned = a.src_aligned, dst_aligned = a.dst_aligned;                                   \
     const long i10 = (long)get_group_id(0) * (long)get_local_size(1) + (long)get_local_id(1);            \
     if (i10 >= ne10) return;                                                                              \
     if (*(volatile __global int *)err != 0) return;                                                       \
@@ -30,11 +35,10 @@ void ct_st_f32(__global uchar *p, float v, int aligned) {
     __global uchar *dst = d + d_offs + (ulong)i10 * nb1 + i11 * nb2 + i12 * nb3;                         \
     const long nth = get_local_size(0);
 
+/* The tensors, ct_get_rows_args (kernel_args.h), the error flag. */
 #define CT_GET_ROWS_ARGS                                                                                  \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
-        ulong d_offs, long ne00, long ne01, long ne10, ulong nb00, ulong nb01, ulong nb02, ulong nb03,   \
-        ulong nb10, ulong nb11, ulong nb12, ulong nb0, ulong nb1, ulong nb2, ulong nb3, int src_aligned, \
-        int dst_aligned, __global int *err, int code
+        ulong d_offs, const ct_get_rows_args a, __global int *err, int code
 
 /* F32 and I32: the bits are copied. */
 __kernel void ct_get_rows_x32(CT_GET_ROWS_ARGS) {

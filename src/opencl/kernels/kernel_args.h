@@ -121,6 +121,33 @@ typedef struct ct_mul_mat_args {
 CT_ARGS_ASSERT(mul_mat_args_size, sizeof(ct_mul_mat_args) == 120);
 CT_ARGS_OFFSET_ASSERT(mul_mat_args_ne00, ct_mul_mat_args, ne00, 88);
 
+/* GET_ROWS's kernels ct_get_rows_<t> (get_rows.cl): dst row i10 of slice (i11, i12) from
+ * src0 row src1[i10, i11, i12]; src0 [ne00, ne01, ...], ne10 indices a slice; whether
+ * src0's and dst's elements are 4-byte aligned. */
+typedef struct ct_get_rows_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_i64 ne00, ne01, ne10;
+    ct_i32 src_aligned, dst_aligned;
+} ct_get_rows_args;
+CT_ARGS_ASSERT(get_rows_args_size, sizeof(ct_get_rows_args) == 120);
+CT_ARGS_OFFSET_ASSERT(get_rows_args_src_aligned, ct_get_rows_args, src_aligned, 112);
+
+/* SET_ROWS's kernels ct_set_rows_<t> (set_rows.cl): src0 row i01 of slice (i02, i03) into
+ * dst row src1[i01, i02 % ne11, i03 % ne12] (< ne1); nk0 units a row (elements, or blocks
+ * of a block type); is64: I64 indices; src_f16: an F16 source; whether src0's elements and
+ * dst's are aligned to their size. */
+typedef struct ct_set_rows_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12;
+    ct_u64 nb1, nb2, nb3;
+    ct_i64 nk0, ne01, ne11, ne12, ne1;
+    ct_i32 is64, src_f16, src_aligned, dst_aligned;
+} ct_set_rows_args;
+CT_ARGS_ASSERT(set_rows_args_size, sizeof(ct_set_rows_args) == 136);
+CT_ARGS_OFFSET_ASSERT(set_rows_args_is64, ct_set_rows_args, is64, 120);
+
 /* The row engine's fast kernels, ct_rows4/ct_rows8/ct_rows_staged (get_rows.cl) and
  * ct_quant_rows (set_rows.cl): rows (i1 < nr1, i2, i3) of ne0 elements (ct_quant_rows:
  * ne0 counts 32-blocks), in nseg segments of nper units a work-item; source row

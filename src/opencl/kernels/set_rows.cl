@@ -2,14 +2,17 @@
  * ct_check_indices (get_rows.cl) runs first; these kernels write nothing once the
  * flag is set, and never a row whose index is out of range. */
 
+/* The tensors, ct_set_rows_args (kernel_args.h), the error flag. */
 #define CT_SET_ROWS_ARGS                                                                                  \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
-        ulong d_offs, long nk0, long ne01, ulong nb00, ulong nb01, ulong nb02, ulong nb03, long ne11,      \
-        long ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb1, ulong nb2, ulong nb3, long ne1, int is64,  \
-        int src_f16, int src_aligned, int dst_aligned, __global int *err, int code
+        ulong d_offs, const ct_set_rows_args a, __global int *err, int code
 
 /* Rows batched along i01 (nrptg = local size 1); threads stride over the row's units. */
 #define CT_SET_ROWS_PROLOGUE                                                                              \
+    const long nk0 = a.nk0, ne01 = a.ne01, ne11 = a.ne11, ne12 = a.ne12, ne1 = a.ne1;                     \
+    const ulong nb00 = a.nb00, nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03;                               \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;       \
+    const int is64 = a.is64, src_f16 = a.src_f16, src_aligned = a.src_aligned, dst_aligned = a.dst_aligned; \
     const long i01 = (long)get_group_id(0) * (long)get_local_size(1) + (long)get_local_id(1);            \
     if (i01 >= ne01) return;                                                                              \
     if (*(volatile __global int *)err != 0) return;                                                       \
