@@ -851,7 +851,9 @@ static void test_build_failure(ct_device *dev) {
 
 static cl_program kernel_program(ct_backend *b, ct_ocl_kernel_id k) {
     cl_program p = NULL;
-    clGetKernelInfo(((ct_ocl_backend *)b->context)->kernels[k], CL_KERNEL_PROGRAM, sizeof p, &p, NULL);
+    cl_kernel kernel = NULL;
+    CHECK(ct_ocl_kernel_get(b->context, k, &kernel) == CT_OK); /* created on first use */
+    if (kernel) clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof p, &p, NULL);
     return p;
 }
 
@@ -866,7 +868,7 @@ static void mvq_check(ct_backend *b, ct_backend *ref, uint32_t seed, const char 
 }
 
 /* Where the device takes NVIDIA's compiler options, the 8-bit mat-vec kernels come from
- * a second program, built register-capped from common.cl and mul_mvq.cl (library.c);
+ * a second program, built register-capped from the helpers and mul_mvq.cl (library.c);
  * the test hook builds it on any device with options of its own. Its kernels must give
  * the bytes of ref's (the library's, or on NVIDIA the capped program's), and a second
  * program that does not build must leave the library's kernels in place, with a warning
@@ -880,7 +882,7 @@ static void test_mvq_program(ct_device *dev) {
     CHECK((d->program_mvq != NULL) == d->has_nv_compiler_options);
     printf("  mat-vec kernels: %s\n", d->program_mvq ? "their own program (register cap)" : "the kernel library");
 
-    /* common.cl and mul_mvq.cl alone, no option added (ref keeps its kernels' programs) */
+    /* the helpers and mul_mvq.cl alone, no option added (ref keeps its kernels' programs) */
     d->test_mvq_options = "";
     ct_ocl_device_reset_program(d);
     CHECK(ct_device_init_backend(dev, NULL, &b) == CT_OK && d->program_mvq != NULL);

@@ -328,7 +328,7 @@ static const ct_type mm_types[] = {CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16,   C
 
 static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
 
-/* The case takes the OpenCL 8-bit path (ops_mul_mat.c: mvq): quantized src0 in whole
+/* The case takes the OpenCL 8-bit path (encoders/mul_mat.c: mvq): quantized src0 in whole
  * 64-value units with word-aligned rows, packed src1 rows, a mat-vec batch. It
  * quantizes src1 to int8 blocks as the CPU does, so it must match the CPU to the
  * order of the block sums, and the exact reference only to the activations' rounding. */

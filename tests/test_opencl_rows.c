@@ -2,7 +2,7 @@
  * byte for byte: every type pair both support, views, permutes, odd and differing
  * shapes, long rows, misaligned views, quantizer edge blocks (zeros, signed zeros,
  * NaN, inf, subnormals, ties, near-zero IQ4_NL), out-of-range indices (status, and
- * nothing written), and common.cl's software division and quantizers built on
+ * nothing written), and the helper sources' software division and quantizers built on
  * their own. Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
@@ -799,7 +799,7 @@ static void test_iq4nl_edges(void) {
     iq4nl_edge_case(131072, 2, true, true);
 }
 
-/* ---- common.cl on its own: software division and quantizers ---------------------- */
+/* ---- the helper sources on their own: software division and quantizers ------------ */
 
 static const char soft_kernels[] =
     "__kernel void t_div(__global const float *a, __global const float *b, __global float *q) {\n"
@@ -814,14 +814,19 @@ static const char soft_kernels[] =
     "    size_t i = get_global_id(0); f[i] = ct_half_to_float(h[i]); y[i] = ct_float_to_half(x[i]);\n"
     "}\n";
 
-/* common.cl's text, cut from the embedded library source, with CT_FP16_CONVERT = fp16
- * (the device's conversions must be exact for 1), CT_HALF_BY_SCALE = scale (the device's
- * multiply must keep subnormal operands for 1) and CT_HAS_FP16 as the device has it. */
+/* The helper sources every program starts with (kernel_args.h, common.cl, fp16.cl,
+ * dequant.cl, quant.cl, ...: library.c), with CT_FP16_CONVERT = fp16 (the device's
+ * conversions must be exact for 1), CT_HALF_BY_SCALE = scale (the device's multiply must
+ * keep subnormal operands for 1) and CT_HAS_FP16 as the device has it. */
 static char *common_source(int fp16, int scale) {
-    const char *start = strstr(ct_ocl_kernels_source, "#line 1 \"common.cl\"");
-    if (!start) return NULL;
-    const char *end = strstr(start + 1, "#line 1 \"");
-    size_t n = end ? (size_t)(end - start) : strlen(start);
+    size_t n_files, n = 0;
+    const char *const *files = ct_ocl_helper_sources(&n_files);
+    for (size_t i = 0; i < n_files; i++) {
+        const char *text;
+        size_t len;
+        if (!ct_ocl_find_source(files[i], &text, &len)) return NULL;
+        n += len;
+    }
     const bool khr = ct_ocl_device_of(ocl_dev)->has_fp16;
     char prelude[512];
     snprintf(prelude, sizeof prelude,
@@ -833,12 +838,19 @@ static char *common_source(int fp16, int scale) {
     char *s = malloc(np + n + sizeof soft_kernels);
     if (!s) return NULL;
     memcpy(s, prelude, np);
-    memcpy(s + np, start, n);
-    memcpy(s + np + n, soft_kernels, sizeof soft_kernels);
+    size_t at = np;
+    for (size_t i = 0; i < n_files; i++) {
+        const char *text;
+        size_t len;
+        ct_ocl_find_source(files[i], &text, &len);
+        memcpy(s + at, text, len);
+        at += len;
+    }
+    memcpy(s + at, soft_kernels, sizeof soft_kernels);
     return s;
 }
 
-/* common.cl built on its own with the given CT_HAS_FP16 and options; NULL (a failed
+/* The helper sources built on their own with the given CT_HAS_FP16 and options; NULL (a failed
  * check) when it does not build. */
 static cl_program build_common(ct_ocl_device *d, int fp16, int scale, const char *options) {
     char *src = common_source(fp16, scale);
@@ -854,7 +866,7 @@ static cl_program build_common(ct_ocl_device *d, int fp16, int scale, const char
     if (err != CL_SUCCESS) {
         char log[4096] = "";
         clGetProgramBuildInfo(prog, d->device, CL_PROGRAM_BUILD_LOG, sizeof log, log, NULL);
-        fprintf(stderr, "building common.cl failed: %s\n", log);
+        fprintf(stderr, "building the helper sources failed: %s\n", log);
         clReleaseProgram(prog);
         CHECK(err == CL_SUCCESS);
         return NULL;

@@ -1,8 +1,9 @@
 /* The OpenCL registration ("OpenCL": one device per OpenCL device of every
  * platform), its devices, and backend instances: each with its own in-order
  * queue and cl_kernel objects, computing a graph with one wait at the end and
- * turning device errors and raised index flags into statuses. */
-#include "opencl_internal.h"
+ * turning device errors and raised index flags into statuses. The encoders'
+ * toolkit is encoder.c; the encoders are in encoders/. */
+#include "encoder.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,139 +69,6 @@ ct_status ct_ocl_fail_cl(const ct_ocl_backend *be, const char *call, cl_int err)
                    ct_ocl_error_name(err), err);
 }
 
-/* ---- encoder helpers ----------------------------------------------------------- */
-
-ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const char *role, cl_mem *mem,
-                            cl_ulong *offset) {
-    const ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
-    const char *name = t->name[0] ? t->name : "(unnamed)";
-    if (!buf || !t->data || !ct_ocl_is_own_buft(be->dev, buf->buft)) {
-        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s '%s' is not in a buffer of %s", role, name, be->dev->name);
-    }
-    size_t nbytes = ct_nbytes(t);
-    const ct_ocl_view *v = ct_ocl_buffer_find_view(buf->context, t->data, nbytes);
-    if (!v) {
-        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s '%s' (%zu bytes at %p) lies in no single view of its buffer "
-                           "(is it larger than the max_tensor_size it was wrapped with?)", role, name, nbytes,
-                           t->data);
-    }
-    *mem = v->mem;
-    *offset = (cl_ulong)((const char *)t->data - v->data);
-    return CT_OK;
-}
-
-cl_ulong ct_ocl_addr_bits(const ct_ocl_device *dev, const ct_tensor *t) {
-    const ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
-    const cl_ulong unplaced = t->view_src ? (cl_ulong)t->view_offs : 0;
-    if (!buf || !t->data || !ct_ocl_is_own_buft(dev, buf->buft)) return unplaced;
-    const ct_ocl_view *v = ct_ocl_buffer_find_view(buf->context, t->data, ct_nbytes(t));
-    if (!v) return unplaced; /* no kernel takes it: ct_ocl_tensor_mem fails */
-    /* The offset alone is not enough: a view over caller memory starts where the caller's
-     * pointer does, and a driver may run kernels on that address itself (PoCL does, at
-     * any alignment) or on a copy at its own base alignment. Only the alignment common to
-     * the view's start and the offset holds either way. Device buffers' views start at
-     * PLACEHOLDER_BASE (buffer.c), aligned beyond anything asked here: the offset decides. */
-    return (cl_ulong)((const char *)t->data - v->data) | (cl_ulong)(uintptr_t)v->data;
-}
-
-static ct_status check_kernel(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
-    if ((unsigned)id >= CT_OCL_K_COUNT || !be->kernels[id]) {
-        return ct_ocl_fail(be, CT_UNSUPPORTED, "kernel %s is not available on %s",
-                           (unsigned)id < CT_OCL_K_COUNT ? ct_ocl_kernel_table[id].name : "(invalid)", be->dev->name);
-    }
-    return CT_OK;
-}
-
-ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value) {
-    ct_status st = check_kernel(be, id);
-    if (st != CT_OK) return st;
-    /* the driver sees it when the trace is submitted (graph_replay.c) */
-    return ct_ocl_trace_arg(be, id, index, size, value);
-}
-
-ct_status ct_ocl_set_arg_local(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t bytes) {
-    return ct_ocl_set_arg(be, id, index, bytes, NULL);
-}
-
-ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, const ct_tensor *t,
-                                const char *role) {
-    cl_mem mem;
-    cl_ulong offset;
-    ct_status st = ct_ocl_tensor_mem(be, t, role, &mem, &offset);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index, mem);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index + 1, offset);
-    return st;
-}
-
-ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem) {
-    if (!be->work || be->work_size < bytes) {
-        if (be->work) {
-            /* The trace may name the old one: its commands go to the queue first (the
-             * kernels queued keep the cl_mem alive until they finish). */
-            ct_status st = ct_ocl_trace_submit(be, be->graph, false);
-            if (st != CT_OK) return st;
-            atomic_fetch_add(&ct_ocl_mem_epoch, 1);
-            clReleaseMemObject(be->work);
-        }
-        be->work = NULL;
-        be->work_size = 0;
-        cl_int err;
-        const cl_mem_flags flags = ct_ocl_device_mem_flags(be->dev);
-        cl_mem m = CT_OCL_CREATE("clCreateBuffer", &err, clCreateBuffer(be->dev->context, flags, bytes, NULL, &err));
-        if (err != CL_SUCCESS) {
-            const bool oom = ct_ocl_is_oom(err) || err == CL_INVALID_BUFFER_SIZE;
-            return ct_ocl_fail(be, oom ? CT_OUT_OF_MEMORY : CT_DEVICE_ERROR,
-                               "clCreateBuffer of %zu bytes of work memory failed: %s (%d)", bytes,
-                               ct_ocl_error_name(err), err);
-        }
-        be->work = m;
-        be->work_size = bytes;
-    }
-    *mem = be->work;
-    return CT_OK;
-}
-
-ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index) {
-    cl_int code = be->node_index + 1;
-    be->flag_used = true; /* ct_ocl_trace_submit resets the flag before the trace runs */
-    ct_status st = CT_OCL_SET_ARG(be, id, index, be->error_flag);
-    if (st == CT_OK) st = CT_OCL_SET_ARG(be, id, index + 1, code);
-    return st;
-}
-
-size_t ct_ocl_kernel_max_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id) {
-    if ((unsigned)id >= CT_OCL_K_COUNT) return 1;
-    size_t wg = be->dev->kernel_wg_size[id];
-    return wg ? wg : 1;
-}
-
-size_t ct_ocl_clamp_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id, size_t want) {
-    size_t max = ct_ocl_kernel_max_wg(be, id);
-    if (max > be->dev->max_work_item_sizes[0]) max = be->dev->max_work_item_sizes[0];
-    if (want > max) want = max;
-    return want ? want : 1;
-}
-
-ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t groups[3], const size_t local[3]) {
-    ct_status st = check_kernel(be, id);
-    if (st != CT_OK) return st;
-    size_t global[3], items = 1;
-    for (int d = 0; d < 3; d++) {
-        if (groups[d] == 0) return CT_OK;
-        if (local[d] == 0 || local[d] > be->dev->max_work_item_sizes[d] || !ct_mul_size(items, local[d], &items) ||
-            !ct_mul_size(groups[d], local[d], &global[d])) {
-            return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s: work-group (%zu, %zu, %zu) x groups (%zu, %zu, %zu) is "
-                               "out of range", ct_ocl_kernel_table[id].name, local[0], local[1], local[2], groups[0],
-                               groups[1], groups[2]);
-        }
-    }
-    if (items > ct_ocl_kernel_max_wg(be, id)) {
-        return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s: work-group of %zu items exceeds the kernel's maximum %zu",
-                           ct_ocl_kernel_table[id].name, items, ct_ocl_kernel_max_wg(be, id));
-    }
-    return ct_ocl_trace_launch(be, id, global, local);
-}
-
 /* ---- op dispatch ----------------------------------------------------------------- */
 
 /* What OpenCL computes, one entry per op; an op without an entry is unsupported.
@@ -246,6 +114,9 @@ static void be_destroy(ct_ocl_backend *be) {
     ct_ocl_replay_free(be); /* the command buffers, before the kernels and memory they name */
     for (int k = 0; k < CT_OCL_K_COUNT; k++) {
         if (be->kernels[k]) clReleaseKernel(be->kernels[k]);
+    }
+    for (int p = 0; p < CT_OCL_PROGRAM_COUNT; p++) {
+        if (be->programs[p]) clReleaseProgram(be->programs[p]);
     }
     if (be->error_flag) clReleaseMemObject(be->error_flag);
     if (be->work) clReleaseMemObject(be->work);
@@ -299,6 +170,37 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
     return st;
 }
 
+static bool skipped(const ct_tensor *node) { return ct_is_empty(node) || is_noop(node); }
+
+/* Unsupported nodes fail before anything is encoded (ct_backend_graph_compute asks
+ * supports_op first; tests call graph_compute directly). */
+static ct_status check_node(ct_ocl_backend *be, const ct_tensor *node) {
+    if (op_supported(be->dev, node)) return CT_OK;
+    return ct_ocl_fail(be, CT_UNSUPPORTED, "not supported by %s (types %s <- %s, %s)", be->dev->name,
+                       ct_type_name(node->type), node->src[0] ? ct_type_name(node->src[0]->type) : "-",
+                       node->src[1] ? ct_type_name(node->src[1]->type) : "-");
+}
+
+/* Checks every node, and reserves the work memory the graph's encoders will take before
+ * anything is recorded: growing it never splits a trace, so every graph may be replayed. */
+static ct_status check_and_reserve(ct_ocl_enc *enc, int n) {
+    ct_ocl_backend *be = enc->be;
+    size_t most = 0;
+    for (int i = 0; i < n && !be->test_encoder; i++) {
+        ct_tensor *node = ct_graph_node(enc->graph, i);
+        if (skipped(node)) continue;
+        ct_ocl_set_where(be, node, i);
+        ct_ocl_enc_begin_node(enc, i);
+        size_t bytes = 0;
+        ct_status st = check_node(be, node);
+        if (st == CT_OK) st = ct_ocl_node_work_bytes(enc, node, &bytes);
+        if (st != CT_OK) return st;
+        if (bytes > most) most = bytes;
+    }
+    be->where_node = NULL; /* a failure here is the compute's, not a node's */
+    return ct_ocl_work_reserve(be, most);
+}
+
 static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     ct_ocl_backend *be = backend->context;
     snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
@@ -312,10 +214,13 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
      * device idle; without, the whole graph once, where it may be replayed. */
     const bool per_node = be->abort_callback != NULL;
     be->graph = graph;
-    ct_status st = CT_OK;
-    for (int i = 0; i < n && st == CT_OK; i++) {
+    ct_ocl_enc enc = {.be = be, .graph = graph};
+    ct_status st = check_and_reserve(&enc, n);
+    int n_nodes = 1;
+    for (int i = 0; i < n && st == CT_OK; i += n_nodes) {
         ct_tensor *node = ct_graph_node(graph, i);
-        if (ct_is_empty(node) || is_noop(node)) continue;
+        n_nodes = 1;
+        if (skipped(node)) continue;
         be->node_index = i;
         ct_ocl_set_where(be, node, i);
         if (be->abort_callback) {
@@ -331,21 +236,17 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
             }
         }
         first = false;
-        ct_ocl_encode_fn encode = be->test_encoder;
-        if (!encode) {
-            if (!op_supported(be->dev, node)) {
-                st = ct_ocl_fail(be, CT_UNSUPPORTED, "not supported by %s (types %s <- %s, %s)", be->dev->name,
-                                 ct_type_name(node->type), node->src[0] ? ct_type_name(node->src[0]->type) : "-",
-                                 node->src[1] ? ct_type_name(node->src[1]->type) : "-");
-                break;
-            }
-            encode = op_encoder(node->op);
+        if (be->test_encoder) {
+            st = be->test_encoder(be, node);
+        } else {
+            ct_ocl_enc_begin_node(&enc, i);
+            st = op_encoder(node->op)(&enc, node, &n_nodes);
+            CT_ASSERT(st != CT_OK || (n_nodes >= 1 && n_nodes <= n - i));
         }
-        st = encode(be, node);
         if (st == CT_OK && per_node) st = ct_ocl_trace_submit(be, graph, false);
     }
-    /* A node that fails to encode does not run, nor do the ones after it; earlier ones may have (a callback
-     * hands each node over before encoding the next; growing the work memory hands over the trace so far). */
+    /* A node that fails to encode does not run, nor do the ones after it; earlier ones may
+     * have (a callback hands each node over before encoding the next). */
     if (st == CT_OK && !per_node) st = ct_ocl_trace_submit(be, graph, true);
     else if (st != CT_OK) ct_ocl_trace_discard(be);
     be->graph = NULL;
@@ -407,41 +308,24 @@ static const ct_backend_i backend_iface = {
     .get_tensor_async = be_get_tensor_async,
 };
 
-/* Under the device lock: the program (built once), then this instance's kernels. */
-static ct_status create_kernels(ct_ocl_backend *be) {
+/* Under the device lock: the programs (built once), retained for this instance, which
+ * creates its kernels from them on first use (ct_ocl_kernel_get). */
+static ct_status retain_programs(ct_ocl_backend *be) {
     ct_ocl_device *d = be->dev;
     ct_status st = ct_ocl_library_load(d, "ct_device_init_backend");
-    for (int k = 0; st == CT_OK && k < CT_OCL_K_COUNT; k++) {
-        if (!ct_ocl_kernel_available(d, (ct_ocl_kernel_id)k)) continue;
-        cl_int err;
-        const cl_program prog = ct_ocl_kernel_program(d, (ct_ocl_kernel_id)k);
-        be->kernels[k] = CT_OCL_CREATE("clCreateKernel", &err, clCreateKernel(prog, ct_ocl_kernel_table[k].name, &err));
+    if (st != CT_OK) return st;
+    const cl_program programs[CT_OCL_PROGRAM_COUNT] = {[CT_OCL_PROGRAM_LIBRARY] = d->program,
+                                                       [CT_OCL_PROGRAM_MVQ] = d->program_mvq};
+    for (int p = 0; p < CT_OCL_PROGRAM_COUNT; p++) {
+        if (!programs[p]) continue;
+        cl_int err = clRetainProgram(programs[p]);
         if (err != CL_SUCCESS) {
-            be->kernels[k] = NULL;
-            st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateKernel(%s) failed: %s (%d)", d->name,
-                         ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
-            break;
+            return ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clRetainProgram failed: %s (%d)", d->name,
+                           ct_ocl_error_name(err), err);
         }
-        cl_uint nargs = 0;
-        err = clGetKernelInfo(be->kernels[k], CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
-        if (err != CL_SUCCESS) {
-            st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clGetKernelInfo(%s, CL_KERNEL_NUM_ARGS) failed: "
-                         "%s (%d)", d->name, ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
-            break;
-        }
-        be->kernel_nargs[k] = nargs;
-        if (d->kernel_wg_size[k] == 0) {
-            size_t wg = 0;
-            err = clGetKernelWorkGroupInfo(be->kernels[k], d->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-            if (err != CL_SUCCESS) {
-                st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clGetKernelWorkGroupInfo(%s) failed: %s "
-                             "(%d)", d->name, ct_ocl_kernel_table[k].name, ct_ocl_error_name(err), err);
-                break;
-            }
-            d->kernel_wg_size[k] = wg ? wg : 1;
-        }
+        be->programs[p] = programs[p];
     }
-    return st;
+    return CT_OK;
 }
 
 static ct_status dev_init_backend(ct_device *device, const char *params, ct_backend **backend) {
@@ -456,7 +340,7 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     be->flag_dirty = true; /* a new buffer's contents are undefined */
     ct_ocl_trace_discard(be);  /* an empty trace, replayable until a launch says otherwise */
     /* On by default where a launch is a driver's trip to a device; off on CPU devices,
-     * where PoCL 3.1 ran the 1000-node graph 7-13% slower replayed (docs/PERF.md). */
+     * where PoCL 3.1 ran the 1000-node graph 7-13% slower replayed. */
     const char *replay = getenv("CT_OPENCL_GRAPH_REPLAY");
     bool want_replay = d->type != CT_DEVICE_TYPE_CPU;
     if (replay && *replay) want_replay = strcmp(replay, "0") != 0;
@@ -480,7 +364,7 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
         return st;
     }
     pthread_mutex_lock(&d->lock);
-    ct_status st = create_kernels(be);
+    ct_status st = retain_programs(be);
     pthread_mutex_unlock(&d->lock);
     if (st != CT_OK) {
         be_destroy(be);

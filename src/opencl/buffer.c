@@ -2,7 +2,7 @@
  * CL_MEM_READ_WRITE) behind a placeholder address range, reached through the
  * device's transfer queue. "OpenCL<n>_Mapped" buffers wrap caller memory
  * (CL_MEM_USE_HOST_PTR) in overlapping views of at most max_size bytes, so any
- * tensor up to max_tensor_size lies wholly inside one view (SPEC §5.10). */
+ * tensor up to max_tensor_size lies wholly inside one view. */
 #include "opencl_internal.h"
 
 #include <stdio.h>

@@ -89,6 +89,7 @@
     X(cl_int, ReleaseKernel, (cl_kernel kernel))                                                                    \
     X(cl_int, ReleaseMemObject, (cl_mem memobj))                                                                    \
     X(cl_int, ReleaseProgram, (cl_program program))                                                                 \
+    X(cl_int, RetainProgram, (cl_program program))                                                                  \
     X(cl_int, SetKernelArg, (cl_kernel kernel, cl_uint arg_index, size_t arg_size, const void *arg_value))         \
     X(cl_int, WaitForEvents, (cl_uint num_events, const cl_event *event_list))
 
@@ -157,6 +158,7 @@ bool ct_cl_load(void);
 #define clReleaseKernel ct_cl.ReleaseKernel
 #define clReleaseMemObject ct_cl.ReleaseMemObject
 #define clReleaseProgram ct_cl.ReleaseProgram
+#define clRetainProgram ct_cl.RetainProgram
 #define clSetKernelArg ct_cl.SetKernelArg
 #define clWaitForEvents ct_cl.WaitForEvents
 #endif

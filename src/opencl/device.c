@@ -248,8 +248,8 @@ bool ct_ocl_probe_fp16_exact(ct_ocl_device *d) {
  * finite half's exponent and mantissa bits, moved into a float's and multiplied by 2^112,
  * are its value exactly where the multiply keeps subnormal operands. On PoCL that made
  * GET_ROWS F16 1.8x faster than vload_half (a library call there); on NVIDIA it cost
- * GET_ROWS F16 3 points against the conversion instruction (H100, docs/perf/NOTES-h200.md,
- * call 60), so NVIDIA platforms keep that. Elsewhere a kernel scales every finite
+ * GET_ROWS F16 3 points against the conversion instruction (measured on an
+ * H100), so NVIDIA platforms keep that. Elsewhere a kernel scales every finite
  * magnitude and the results must equal the CPU's conversion. */
 bool ct_ocl_probe_half_scale(ct_ocl_device *d) {
     if (strstr(d->platform_name, "NVIDIA")) return false;

@@ -1,6 +1,6 @@
 /* The command trace of a compute, and its replay as a recorded command buffer.
  *
- * Encoders never call the driver: ct_ocl_set_arg and ct_ocl_dispatch append each
+ * Encoders never call the driver: the argument cursor and dispatch (encoder.h) append each
  * kernel argument and launch to be->trace, and the compute submits the trace once
  * it is whole. A trace is plain bytes, so two computes that would send the driver
  * the same kernels, argument values (cl_mem handles, offsets, sizes, scalars) and
@@ -8,7 +8,7 @@
  * sight, into a cl_khr_command_buffer, and from then on run by one
  * clEnqueueCommandBufferKHR instead of a clSetKernelArg per argument and a
  * clEnqueueNDRangeKernel per launch (the driver's cost of a launch is most of a
- * small node's: docs/PERF.md; NVIDIA's OpenCL has no command buffers, so there every
+ * small node's; NVIDIA's OpenCL has no command buffers, so there every
  * trace is played). A cl_mem handle equal to one in a recording is the same object
  * unless the object was released in between, which bumps ct_ocl_mem_epoch and
  * retires every recording taken before. */

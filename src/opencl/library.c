@@ -1,9 +1,11 @@
 /* The kernel library: one cl_program per device (and on NVIDIA a second, the 8-bit
  * mat-vec kernels register-capped: load_capped_mvq), built once under the device
- * lock from the sources embedded at build time, without fast-math options and
- * with FP_CONTRACT OFF (quantization must match the CPU bit for bit). Each built
- * binary is cached on disk, keyed by device, driver and a hash of everything
- * that goes into the build; an entry that fails any check is rebuilt. */
+ * lock from the sources embedded at build time, composed in the order the lists
+ * below give, without fast-math options and with FP_CONTRACT OFF (quantization must
+ * match the CPU bit for bit). Each built binary is cached on disk, keyed by device,
+ * driver and a hash of everything that goes into the build (the composed sources
+ * included); an entry that fails any check is rebuilt. Which program a kernel comes
+ * from is kernels.def's program column. */
 #include "opencl_internal.h"
 
 #include <errno.h>
@@ -16,12 +18,37 @@
 #include <unistd.h>
 
 const ct_ocl_kernel_info ct_ocl_kernel_table[CT_OCL_K_COUNT] = {
-#define CT_OCL_KERNEL(id, name, gate) [CT_OCL_K_##id] = {name, gate},
+#define CT_OCL_KERNEL(id, name, gate, program) [CT_OCL_K_##id] = {name, gate, CT_OCL_PROGRAM_##program},
 #include "kernels.def"
-#undef CT_OCL_KERNEL
 };
 
+/* kernel id + 1 by family and type; 0: none. */
+static const uint16_t kernel_by_type[CT_OCL_FAMILY_COUNT][CT_TYPE_COUNT] = {
+#define CT_OCL_TYPED_KERNEL(id, family, type, name, gate, program) \
+    [CT_OCL_FAMILY_##family][CT_TYPE_##type] = CT_OCL_K_##id + 1,
+#define CT_OCL_KERNEL_ALIAS(id, family, type) [CT_OCL_FAMILY_##family][CT_TYPE_##type] = CT_OCL_K_##id + 1,
+#include "kernels.def"
+};
+_Static_assert(CT_OCL_K_COUNT < UINT16_MAX, "kernel ids fit kernel_by_type");
+
+ct_ocl_kernel_id ct_ocl_kernel_for(ct_ocl_family family, ct_type type) {
+    CT_ASSERT((unsigned)family < CT_OCL_FAMILY_COUNT);
+    if ((unsigned)type >= CT_TYPE_COUNT) return CT_OCL_K_COUNT;
+    const unsigned k = kernel_by_type[family][type];
+    return k ? (ct_ocl_kernel_id)(k - 1) : CT_OCL_K_COUNT;
+}
+
+/* The programs' sources (src/opencl/kernels), in the order they are composed: every
+ * file may use what the files before it define. */
+#define CT_OCL_HELPER_SOURCES "kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "quant.cl", "reduce.cl"
+static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl",    "cpy.cl",     "get_rows.cl",
+                                              "set_rows.cl",         "mul_mat.cl", "mul_mvq.cl", "norm.cl",
+                                              "sum_rows.cl"};
+static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
+static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};
+
 enum {
+    MAX_SOURCES = 16, /* files in a program, the prelude included */
     PRELUDE_MAX = 2048,
     OPTIONS_MAX = 512,
     LOG_IN_MESSAGE = 360, /* the status message holds 512 bytes in all */
@@ -429,11 +456,11 @@ static cl_program build_from_binary(const ct_ocl_device *dev, const unsigned cha
     return NULL;
 }
 
-/* Whether prog defines every kernel the device will create from it: those whose
- * names start with prefix ("" for all). An entry that passes every other check may
+/* Whether prog defines every kernel the device may create from it: for the library
+ * every kernel, else those kernels.def assigns to program. An entry that passes every other check may
  * still hold another program (a colliding key, a planted or foreign file); installed,
  * it would fail every backend init in every process (docs/BACKENDS.md). */
-static bool has_kernels(const ct_ocl_device *dev, cl_program prog, const char *prefix, const char *path) {
+static bool has_kernels(const ct_ocl_device *dev, cl_program prog, ct_ocl_program_id program, const char *path) {
     size_t len = 0;
     char *names = NULL;
     const char *missing = NULL;
@@ -448,7 +475,8 @@ static bool has_kernels(const ct_ocl_device *dev, cl_program prog, const char *p
     names[len] = '\0';
     for (int k = 0; k < CT_OCL_K_COUNT && !missing; k++) {
         const char *name = ct_ocl_kernel_table[k].name;
-        if (!ct_ocl_kernel_available(dev, (ct_ocl_kernel_id)k) || strncmp(name, prefix, strlen(prefix)) != 0) continue;
+        if (!ct_ocl_kernel_available(dev, (ct_ocl_kernel_id)k)) continue;
+        if (program != CT_OCL_PROGRAM_LIBRARY && ct_ocl_kernel_table[k].program != program) continue;
         /* names is "a;b;c": the name must be one whole item */
         const size_t n = strlen(name);
         const char *p = names;
@@ -464,13 +492,13 @@ static bool has_kernels(const ct_ocl_device *dev, cl_program prog, const char *p
 }
 
 /* One program from the sources srcs[0..n): from the disk cache when a valid entry
- * exists (key: tag, device, driver, options and sources) and defines the kernels
- * whose names start with `kernels`, else compiled and cached. tag names its cache
+ * exists (key: tag, device, driver, options and sources) and defines program p's
+ * kernels, else compiled and cached. tag names its cache
  * file, what names it in messages. */
 static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *tag, const char *what,
-                              const char *kernels, const char *options, const char **srcs, const size_t *lens,
+                              ct_ocl_program_id p, const char *options, const char **srcs, const size_t *lens,
                               cl_uint n, cl_program *out, ct_ocl_program_origin *origin) {
-    uint64_t key = fnv1a_str(0xcbf29ce484222325ull, "ctensor-opencl-program-v1");
+    uint64_t key = fnv1a_str(0xcbf29ce484222325ull, "ctensor-opencl-program-v2");
     key = fnv1a_str(key, tag);
     key = fnv1a_str(key, dev->platform_name);
     key = fnv1a_str(key, dev->device_name);
@@ -490,7 +518,7 @@ static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *ta
         if (bin) {
             cl_program prog = build_from_binary(dev, bin, size, options, loc.path);
             ct_free(bin);
-            if (prog && !has_kernels(dev, prog, kernels, loc.path)) {
+            if (prog && !has_kernels(dev, prog, p, loc.path)) {
                 clReleaseProgram(prog);
                 prog = NULL;
             }
@@ -524,39 +552,54 @@ static ct_status load_program(ct_ocl_device *dev, const char *fn, const char *ta
     return CT_OK;
 }
 
-/* The part of the embedded source that came from the file `name` (embed.cmake puts
- * each file after a line `#line 1 "<name>"`), or false when there is none. */
-static bool embedded_file(const char *name, const char **p, size_t *n) {
-    char marker[64];
-    snprintf(marker, sizeof marker, "#line 1 \"%s\"\n", name);
-    const char *start = strstr(ct_ocl_kernels_source, marker);
-    if (!start) return false;
-    const char *end = strstr(start + strlen(marker), "#line 1 \"");
-    *p = start;
-    *n = end ? (size_t)(end - start) : strlen(start);
+bool ct_ocl_find_source(const char *name, const char **text, size_t *len) {
+    for (size_t i = 0; i < ct_ocl_source_file_count; i++) {
+        if (strcmp(ct_ocl_source_files[i].name, name) == 0) {
+            *text = ct_ocl_source_files[i].text;
+            *len = ct_ocl_source_files[i].len;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *const *ct_ocl_helper_sources(size_t *n) {
+    *n = sizeof helper_sources / sizeof *helper_sources;
+    return helper_sources;
+}
+
+/* srcs/lens: the prelude, then the named files; *n their count. False (a broken build:
+ * a listed file was not embedded) with the error recorded. */
+static bool compose(const ct_ocl_device *dev, const char *fn, const char *prelude, const char *const *names,
+                    size_t n_names, const char **srcs, size_t *lens, cl_uint *n) {
+    srcs[0] = prelude;
+    lens[0] = strlen(prelude);
+    CT_ASSERT(n_names < MAX_SOURCES);
+    for (size_t i = 0; i < n_names && i + 1 < MAX_SOURCES; i++) {
+        if (!ct_ocl_find_source(names[i], &srcs[i + 1], &lens[i + 1])) {
+            ct_fail(CT_DEVICE_ERROR, "%s: device %s: the kernel source %s was not embedded at build time", fn,
+                    dev->name, names[i]);
+            return false;
+        }
+    }
+    *n = (cl_uint)(n_names + 1);
     return true;
 }
 
 /* The 8-bit mat-vec kernels hold 123-164 registers a work-item as NVIDIA's compiler
  * leaves them; at 128 or fewer four 128-item groups fit a multiprocessor (65536
  * registers), and 4096 rows' 512 groups run in one wave on the H200's 132. Capped there,
- * the mat-vec gained up to 13 points of copy at n = 2 and 1-4 at n = 1 (docs/perf/
- * NOTES-h200.md, calls 57-58); capping the whole library cost the F16/BF16 mat-vec 7-10
+ * the mat-vec gained up to 13 points of copy at n = 2 and 1-4 at n = 1 (H200);
+ * capping the whole library cost the F16/BF16 mat-vec 7-10
  * points, and NVIDIA's OpenCL caps only per program. So on a device with
- * cl_nv_compiler_options those kernels come from a second program, common.cl and
- * mul_mvq.cl built with the cap; any failure leaves them to the library. */
+ * cl_nv_compiler_options those kernels come from a second program, mvq_sources
+ * built with the cap; any failure leaves them to the library. */
 enum { MVQ_MAX_REGISTERS = 128 };
 
 static void load_capped_mvq(ct_ocl_device *dev, const char *fn, const char *prelude, const char *options) {
     if (!dev->has_nv_compiler_options && !dev->test_mvq_options) return;
     char cap[32];
     snprintf(cap, sizeof cap, "-cl-nv-maxrregcount=%d", MVQ_MAX_REGISTERS);
-    const char *srcs[3] = {prelude};
-    size_t lens[3] = {strlen(prelude)};
-    if (!embedded_file("common.cl", &srcs[1], &lens[1]) || !embedded_file("mul_mvq.cl", &srcs[2], &lens[2])) {
-        ct_log(CT_LOG_WARN, "opencl: %s: common.cl or mul_mvq.cl missing from the embedded source", dev->name);
-        return;
-    }
     char capped[2 * OPTIONS_MAX];
     snprintf(capped, sizeof capped, "%s %s", options, dev->test_mvq_options ? dev->test_mvq_options : cap);
     /* the caller's call succeeds either way: the error state it had is kept */
@@ -564,7 +607,11 @@ static void load_capped_mvq(ct_ocl_device *dev, const char *fn, const char *prel
     char had_msg[512];
     snprintf(had_msg, sizeof had_msg, "%s", ct_last_error());
     ct_ocl_program_origin origin;
-    if (load_program(dev, fn, "mvq", "the mat-vec kernels' program", "ct_mul_mvq", capped, srcs, lens, 3,
+    const char *srcs[MAX_SOURCES];
+    size_t lens[MAX_SOURCES];
+    cl_uint n = 0;
+    if (!compose(dev, fn, prelude, mvq_sources, sizeof mvq_sources / sizeof *mvq_sources, srcs, lens, &n) ||
+        load_program(dev, fn, "mvq", "the mat-vec kernels' program", CT_OCL_PROGRAM_MVQ, capped, srcs, lens, n,
                      &dev->program_mvq, &origin) != CT_OK) {
         ct_log(CT_LOG_WARN, "opencl: %s; the ct_mul_mvq kernels come from the kernel library", ct_last_error());
         dev->program_mvq = NULL;
@@ -585,19 +632,18 @@ ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn) {
     build_prelude(dev, prelude, sizeof prelude);
     build_options(dev, options, sizeof options);
 
-    const char *srcs[2] = {prelude, ct_ocl_kernels_source};
-    const size_t lens[2] = {strlen(prelude), ct_ocl_kernels_source_len};
-    ct_status st = load_program(dev, fn, "lib", "the kernel library", "", options, srcs, lens, 2, &dev->program,
-                                &dev->program_origin);
+    const char *srcs[MAX_SOURCES];
+    size_t lens[MAX_SOURCES];
+    cl_uint n = 0;
+    if (!compose(dev, fn, prelude, library_sources, sizeof library_sources / sizeof *library_sources, srcs, lens,
+                 &n))
+        return ct_last_status();
+    ct_status st = load_program(dev, fn, "lib", "the kernel library", CT_OCL_PROGRAM_LIBRARY, options, srcs, lens, n,
+                                &dev->program, &dev->program_origin);
     if (st != CT_OK) return st;
     dev->program_builds++;
     load_capped_mvq(dev, fn, prelude, options);
     return CT_OK;
-}
-
-cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k) {
-    const bool mvq = strncmp(ct_ocl_kernel_table[k].name, "ct_mul_mvq", strlen("ct_mul_mvq")) == 0;
-    return mvq && dev->program_mvq ? dev->program_mvq : dev->program;
 }
 
 void ct_ocl_device_reset_program(ct_ocl_device *dev) {

@@ -1,25 +1,12 @@
 /* The OpenCL backend's internal interface, shared by its infrastructure
- * (device.c, library.c, buffer.c, backend.c, graph_replay.c) and the per-family encoders.
+ * (device.c, library.c, buffer.c, backend.c, graph_replay.c, encoder.c) and the op
+ * families' encoders (encoders/, through encoder.h, which says how to write one).
  *
- * Ownership (engineers work in parallel):
- *   infrastructure: opencl_internal.h, kernels.def (shared: append your lines),
- *     device.c, library.c, buffer.c, backend.c, graph_replay.c, kernels/util.cl
- *   op kernels and encoders: ops_get_rows.c, ops_set_rows.c, ops_cpy.c,
- *     ops_mul_mat.c, ops_norm.c, ops_sum_rows.c and kernels/<family>.cl
- *
- * Writing an encoder:
- *   - add the family's kernels to kernels.def (one line each, with its gate);
- *   - ct_ocl_<family>_supported() must be exact, and must say no when a kernel it
- *     would use is gated off (ct_ocl_kernel_available); it receives only nodes of
- *     its family's ops;
- *   - ct_ocl_encode_<family>() sets the arguments with the helpers below and
- *     launches with ct_ocl_dispatch; both only append to the compute's trace,
- *     which reaches the driver when the graph is encoded (graph_replay.c), so an
- *     encoder sets every argument of a kernel before each launch, never waits,
- *     never calls the driver itself, and reports failures with ct_ocl_fail / the
- *     helpers' statuses;
- *   - index-checking kernels take the error flag pair (ct_ocl_set_arg_error_flag)
- *     and on a bad index write nothing and call CT_RAISE_ERROR(err, code).
+ * Adding an op family: its kernels in kernels.def (one line each, with its gate and
+ * program), its .cl file in library.c's source list, its encoder in encoders/ with
+ * supported() and encode() declared in encoder.h. Index-checking kernels take the error
+ * flag pair (ct_ocl_arg_flag) and on a bad index write nothing and call
+ * CT_RAISE_ERROR(err, code).
  *
  * What every kernel source sees (library.c prepends it; do not redefine):
  *   #pragma OPENCL FP_CONTRACT OFF
@@ -35,11 +22,8 @@
  *     must match the CPU bit for bit have to use a correctly rounded software
  *     division under #if !CT_CORRECTLY_ROUNDED_DIV;
  *   CT_RAISE_ERROR(err, code): records code in the flag unless one is already set.
- * No fast-math options are ever passed. The .cl files under kernels/ are
- * concatenated in file name order, each after a #line directive naming it, so
- * helpers shared by several families belong in a file that sorts first
- * (e.g. kernels/common.cl). A kernel takes a tensor as two arguments,
- * (__global char *base, ulong offs): see ct_ocl_set_arg_tensor.
+ * No fast-math options are ever passed. A kernel takes a tensor as two arguments,
+ * (__global char *base, ulong offs): see ct_ocl_arg_tensor.
  */
 #ifndef CT_OPENCL_INTERNAL_H
 #define CT_OPENCL_INTERNAL_H
@@ -83,23 +67,49 @@ enum {
     CT_OCL_FEAT_INT_DOT = 1u << 3,   /* cl_khr_integer_dot_product */
 };
 
+/* The programs kernels come from (the program column of kernels.def). */
+typedef enum ct_ocl_program_id {
+    CT_OCL_PROGRAM_LIBRARY, /* every kernel source (library.c) */
+    CT_OCL_PROGRAM_MVQ,     /* the 8-bit mat-vec kernels, register-capped where NVIDIA's compiler takes it */
+    CT_OCL_PROGRAM_COUNT
+} ct_ocl_program_id;
+
 typedef enum ct_ocl_kernel_id {
-#define CT_OCL_KERNEL(id, name, gate) CT_OCL_K_##id,
+#define CT_OCL_KERNEL(id, name, gate, program) CT_OCL_K_##id,
 #include "kernels.def"
-#undef CT_OCL_KERNEL
     CT_OCL_K_COUNT
 } ct_ocl_kernel_id;
+
+/* The families of typed kernels (kernels.def). */
+typedef enum ct_ocl_family {
+#define CT_OCL_FAMILY(family) CT_OCL_FAMILY_##family,
+#include "kernels.def"
+    CT_OCL_FAMILY_COUNT
+} ct_ocl_family;
+
+/* library.c: family's kernel for type (kernels.def's typed lines), or CT_OCL_K_COUNT. */
+ct_ocl_kernel_id ct_ocl_kernel_for(ct_ocl_family family, ct_type type);
 
 typedef struct ct_ocl_kernel_info {
     const char *name; /* the __kernel function */
     unsigned gate;    /* CT_OCL_FEAT_* bits the device must have */
+    ct_ocl_program_id program;
 } ct_ocl_kernel_info;
 
 extern const ct_ocl_kernel_info ct_ocl_kernel_table[CT_OCL_K_COUNT];
 
-/* The .cl sources, concatenated at build time (generated file). */
-extern const char ct_ocl_kernels_source[];
-extern const size_t ct_ocl_kernels_source_len;
+/* The kernel sources (src/opencl/kernels), embedded at build time (embed.cmake). */
+typedef struct ct_ocl_source_file {
+    const char *name; /* "common.cl" */
+    const char *text; /* after a #line directive naming the file */
+    size_t len;
+} ct_ocl_source_file;
+extern const ct_ocl_source_file ct_ocl_source_files[];
+extern const size_t ct_ocl_source_file_count;
+/* library.c: the embedded file name, or false. */
+bool ct_ocl_find_source(const char *name, const char **text, size_t *len);
+/* The helper files every program starts with, in order (tests build them alone). */
+const char *const *ct_ocl_helper_sources(size_t *n);
 
 /* ---- device context (one per OpenCL device) -------------------------------- */
 
@@ -167,7 +177,7 @@ typedef struct ct_ocl_device {
     const char *test_mvq_options; /* test hook (a static string): build program_mvq on any device, with
                                      these options in place of the register cap (kernel_wg_size keeps
                                      the limits of the program each kernel first came from) */
-    unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (ops_rows.h), and
+    unsigned rows8_min_log2; /* jobs of >= 2^this work-items at 8 units take them (encoders/rows.h), and
                                 quantizing ones at 4 blocks a team: 20; tests lower it to reach
                                 ct_rows8 and ct_quant_rows_wide with small tensors */
 } ct_ocl_device;
@@ -191,10 +201,6 @@ void ct_ocl_device_release(ct_ocl_device *dev);
  * dev->program_mvq. The caller holds dev->lock. fn names the public function for
  * messages. A build error is CT_DEVICE_ERROR with the compiler's log. */
 ct_status ct_ocl_library_load(ct_ocl_device *dev, const char *fn);
-/* The program kernel k is created from: dev->program_mvq for the 8-bit mat-vec
- * kernels (ct_mul_mvq*) where it was built, else dev->program. The caller holds
- * dev->lock. */
-cl_program ct_ocl_kernel_program(const ct_ocl_device *dev, ct_ocl_kernel_id k);
 /* device.c: whether the fp16 conversions the kernels would use are exact on dev (its
  * CL_DEVICE_HALF_FP_CONFIG, else a small program run on its queue); false on any failure. */
 bool ct_ocl_probe_fp16_exact(ct_ocl_device *dev);
@@ -246,7 +252,8 @@ ct_status ct_ocl_buffer_write_async(const char *fn, ct_buffer *buffer, cl_comman
                                     const void *data, size_t offset, size_t size, unsigned *n_queued);
 ct_status ct_ocl_buffer_read_async(const char *fn, ct_buffer *buffer, cl_command_queue q, const ct_tensor *t,
                                    void *data, size_t offset, size_t size, unsigned *n_queued);
-/* The first view wholly containing [data, data + nbytes), or NULL (SPEC §5.6 step 5). */
+/* The first view wholly containing [data, data + nbytes), or NULL: a tensor
+ * straddling two views of a mapped buffer has no single cl_mem a kernel could take. */
 const ct_ocl_view *ct_ocl_buffer_find_view(const ct_ocl_buffer *buf, const void *data, size_t nbytes);
 
 /* Bumped before the library releases a cl_mem a kernel may have taken (a buffer's
@@ -285,23 +292,30 @@ typedef struct ct_ocl_replay_slot {
 /* ---- backend instance ------------------------------------------------------ */
 
 typedef struct ct_ocl_backend ct_ocl_backend;
-typedef ct_status (*ct_ocl_encode_fn)(ct_ocl_backend *be, ct_tensor *node);
+/* An op family's encoder (encoder.h): encodes node, sets *n_nodes to the nodes it took. */
+typedef struct ct_ocl_enc ct_ocl_enc;
+typedef ct_status (*ct_ocl_encode_fn)(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* A test hook's encoder, with the one-call-a-step helpers below. */
+typedef ct_status (*ct_ocl_test_encode_fn)(ct_ocl_backend *be, ct_tensor *node);
 
 struct ct_ocl_backend {
     ct_backend base; /* base.context points here */
     ct_ocl_device *dev;
     cl_command_queue queue;            /* in-order */
-    cl_kernel kernels[CT_OCL_K_COUNT]; /* NULL when gated off; setting args is per instance */
+    /* The programs this instance creates its kernels from (retained at init: a program
+     * rebuilt later serves later instances), NULL where not built. */
+    cl_program programs[CT_OCL_PROGRAM_COUNT];
+    cl_kernel kernels[CT_OCL_K_COUNT]; /* created on first use (ct_ocl_kernel_get); setting args is per instance */
+    size_t kernel_wg[CT_OCL_K_COUNT];  /* CL_KERNEL_WORK_GROUP_SIZE (the device's kernel_wg_size) once created */
     /* One cl_int: 0, or the code of the first node whose kernel saw a bad index. A
      * compute resets and reads it only when one of its kernels takes it (GET_ROWS,
      * SET_ROWS), and resets it only when it may be nonzero (flag_dirty). */
     cl_mem error_flag;
     bool flag_used;  /* this compute passed the flag to a kernel */
     bool flag_dirty; /* the flag may hold a nonzero code (also before its first reset) */
-    /* Device scratch for encoders (MUL_MAT's quantized src1), grown on demand and
-     * shared by every node: the queue is in order, so one node's use ends before
-     * the next node's kernels start. Growing it submits the trace so far, which
-     * may name the old one. */
+    /* Device scratch for encoders (MUL_MAT's quantized src1), shared by every node: the
+     * queue is in order, so one node's use ends before the next node's kernels start.
+     * Sized before a compute encodes anything (ct_ocl_work_reserve). */
     cl_mem work;
     size_t work_size;
     ct_graph *graph; /* the graph being computed (for messages), else NULL */
@@ -329,7 +343,7 @@ struct ct_ocl_backend {
     const ct_tensor *where_node;
     int where_index;
     char where[CT_MAX_NAME + 64];
-    ct_ocl_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
+    ct_ocl_test_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
 };
 
 /* graph_replay.c. Appends to be->trace (CT_OUT_OF_MEMORY when host memory runs
@@ -352,7 +366,7 @@ void ct_ocl_set_where(ct_ocl_backend *be, const ct_tensor *node, int i);
 /* The message prefix: the node's (formatted into buf) or be->where. */
 const char *ct_ocl_where(const ct_ocl_backend *be, char *buf, size_t n);
 
-/* ---- encoder helpers (the node being encoded is be->node_index) ---------- */
+/* ---- encoder helpers (encoder.c; the node being encoded is be->node_index) ---- */
 
 /* Records status with the message "<ct_ocl_where>: <fmt...>". */
 ct_status ct_ocl_fail(const ct_ocl_backend *be, ct_status status, const char *fmt, ...) CT_PRINTF(3, 4);
@@ -376,48 +390,20 @@ static inline bool ct_ocl_start_aligned(const ct_ocl_device *dev, const ct_tenso
     return ct_ocl_addr_bits(dev, t) % a == 0;
 }
 
-/* An argument for the kernel's next launch (traced; the driver sees it at submit). */
+/* Kernel id of this instance, created on first use from its program (kernels.def);
+ * CT_UNSUPPORTED when the device lacks its gate. */
+ct_status ct_ocl_kernel_get(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_kernel *out);
+/* CL_KERNEL_WORK_GROUP_SIZE of that kernel on this device (1 when it cannot be created). */
+size_t ct_ocl_kernel_max_wg(ct_ocl_backend *be, ct_ocl_kernel_id id);
+/* min(want, the kernel's max, the device's dim-0 max), at least 1. */
+size_t ct_ocl_clamp_wg(ct_ocl_backend *be, ct_ocl_kernel_id id, size_t want);
+
+/* One call a step, for test encoders (op encoders use encoder.h's cursor). */
 ct_status ct_ocl_set_arg(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t size, const void *value);
 #define CT_OCL_SET_ARG(be, id, index, var) ct_ocl_set_arg((be), (id), (index), sizeof(var), &(var))
-/* __local memory of bytes. */
-ct_status ct_ocl_set_arg_local(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, size_t bytes);
-/* Two arguments: index = the tensor's cl_mem (__global T *), index + 1 = its
- * byte offset (ulong). */
 ct_status ct_ocl_set_arg_tensor(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index, const ct_tensor *t,
                                 const char *role);
-/* Two arguments: index = the error flag (__global int *), index + 1 = this
- * node's code (int), which the kernel passes to CT_RAISE_ERROR. */
 ct_status ct_ocl_set_arg_error_flag(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_uint index);
-
-/* be->work with at least bytes (one cl_mem, reallocated when too small). */
-ct_status ct_ocl_work_buffer(ct_ocl_backend *be, size_t bytes, cl_mem *mem);
-
-/* CL_KERNEL_WORK_GROUP_SIZE of that kernel on this device (queried once, cached). */
-size_t ct_ocl_kernel_max_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id);
-/* min(want, the kernel's max, the device's dim-0 max), at least 1. */
-size_t ct_ocl_clamp_wg(const ct_ocl_backend *be, ct_ocl_kernel_id id, size_t want);
-
-/* Metal's dispatchThreadgroups: groups[d] work-groups of local[d] items in 3
- * dims (global = groups * local), traced. Nothing is traced when a group count is 0.
- * A local size above the kernel's or device's limit is CT_INVALID_ARGUMENT. */
 ct_status ct_ocl_dispatch(ct_ocl_backend *be, ct_ocl_kernel_id id, const size_t groups[3], const size_t local[3]);
-
-/* ---- op families (kernel engineer's files) -------------------------------- */
-
-bool ct_ocl_get_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
-ct_status ct_ocl_encode_get_rows(ct_ocl_backend *be, ct_tensor *node);
-bool ct_ocl_set_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
-ct_status ct_ocl_encode_set_rows(ct_ocl_backend *be, ct_tensor *node);
-/* CPY, DUP, CONT */
-bool ct_ocl_cpy_supported(const ct_ocl_device *dev, const ct_tensor *op);
-ct_status ct_ocl_encode_cpy(ct_ocl_backend *be, ct_tensor *node);
-bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op);
-ct_status ct_ocl_encode_mul_mat(ct_ocl_backend *be, ct_tensor *node);
-/* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
-bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op);
-ct_status ct_ocl_encode_norm(ct_ocl_backend *be, ct_tensor *node);
-/* SUM_ROWS, MEAN */
-bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
-ct_status ct_ocl_encode_sum_rows(ct_ocl_backend *be, ct_tensor *node);
 
 #endif

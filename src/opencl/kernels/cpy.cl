@@ -9,10 +9,7 @@
  *   DEQ      16 elements of a source block into F32/F16/BF16 (q = 16).
  * A contiguous destination is passed flat (dflat): element n is at (n >> dshift) * nb0. */
 
-#define CT_CPY_RAW 0
-#define CT_CPY_CONVERT 1
-#define CT_CPY_QUANT 2
-#define CT_CPY_DEQ 3
+/* CT_CPY_RAW, CT_CPY_CONVERT, CT_CPY_QUANT, CT_CPY_DEQ: kernel_args.h */
 
 /* Coordinates of flat element n in a [ne0, ne1, ne2, ne3] tensor. */
 void ct_cpy_coords(ulong n, ulong ne0, ulong ne1, ulong ne2, ulong *c) {
@@ -147,7 +144,7 @@ __kernel void ct_cpy(__global const uchar *s0, ulong s0_offs, __global uchar *d,
 /* Same type, both contiguous: n bytes. Each work-item moves nper (1..CT_CPY_FLAT_MAX)
  * 16-byte chunks a work-group apart (coalesced), all loads issued before the stores so
  * more bytes are in flight per thread; a work-group covers 16 * nper * local_size bytes. */
-#define CT_CPY_FLAT_MAX 8
+/* CT_CPY_FLAT_MAX: kernel_args.h */
 __kernel void ct_cpy_flat(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, ulong n,
                           uint align, uint nper) {
     const ulong wg = get_local_size(0);
@@ -232,7 +229,7 @@ __kernel void ct_cpy_contig(__global const uchar *s0, ulong s0_offs, __global uc
  * moves nper (at most CT_CPY_NPER) words a work-group row apart, all loaded before any
  * is stored; work-groups hold nrptg rows (local size 1) or a segment of a long row (nseg
  * a row). */
-#define CT_CPY_NPER 4
+/* CT_CPY_NPER: kernel_args.h */
 __kernel void ct_cpy_rows_raw(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, long nw,
                               long nr1, long nseg, int nper, ulong nb01, ulong nb02, ulong nb03, ulong dnb1,
                               ulong dnb2, ulong dnb3, uint w) {

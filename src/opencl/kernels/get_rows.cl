@@ -20,6 +20,11 @@ void ct_st_f32(__global uchar *p, float v, int aligned) {
 /* The row this work-item copies (groups of nrptg rows along i10): NULL when none,
  * or when an index is bad (the check kernel has raised the flag then). */
 #define CT_GET_ROWS_PROLOGUE                                                                              \
+    const long ne00 = a.ne00, ne01 = a.ne01, ne10 = a.ne10;                                               \
+    const ulong nb00 = a.nb00, nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03;                               \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12, nb0 = a.nb0, nb1 = a.nb1, nb2 = a.nb2;       \
+    const ulong nb3 = a.nb3;                                                                              \
+    const int src_aligned = a.src_aligned, dst_aligned = a.dst_aligned;                                   \
     const long i10 = (long)get_group_id(0) * (long)get_local_size(1) + (long)get_local_id(1);            \
     if (i10 >= ne10) return;                                                                              \
     if (*(volatile __global int *)err != 0) return;                                                       \
@@ -30,11 +35,10 @@ void ct_st_f32(__global uchar *p, float v, int aligned) {
     __global uchar *dst = d + d_offs + (ulong)i10 * nb1 + i11 * nb2 + i12 * nb3;                         \
     const long nth = get_local_size(0);
 
+/* The tensors, ct_get_rows_args (kernel_args.h), the error flag. */
 #define CT_GET_ROWS_ARGS                                                                                  \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
-        ulong d_offs, long ne00, long ne01, long ne10, ulong nb00, ulong nb01, ulong nb02, ulong nb03,   \
-        ulong nb10, ulong nb11, ulong nb12, ulong nb0, ulong nb1, ulong nb2, ulong nb3, int src_aligned, \
-        int dst_aligned, __global int *err, int code
+        ulong d_offs, const ct_get_rows_args a, __global int *err, int code
 
 /* F32 and I32: the bits are copied. */
 __kernel void ct_get_rows_x32(CT_GET_ROWS_ARGS) {
@@ -107,18 +111,23 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
  * A row whose index lies outside [0, lim) is not written, nor any once the flag is set.
  * The encoder guarantees packed rows, row bases aligned to the vector width (16 bytes
  * for F32, 8 for F16/BF16, 2 for blocks), and whole blocks; F32 to F32 copies bits. */
-#define CT_ROWS_CPY 0
-#define CT_ROWS_GET 1
-#define CT_ROWS_SET 2
-#define CT_ROWS_NPER 8 /* ct_rows8 and ct_rows_staged; ct_rows4 takes at most 4 */
+/* CT_ROWS_CPY, CT_ROWS_GET, CT_ROWS_SET and CT_ROWS_NPER (ct_rows8 and ct_rows_staged;
+ * ct_rows4 takes at most 4) come from kernel_args.h. */
 
+/* The tensors, ct_rows_args (kernel_args.h; type is the destination's), the error flag. */
 #define CT_ROWS_ARGS                                                                                      \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
-        ulong d_offs, long ne0, long nr1, long nseg, int nper, ulong nb01, ulong nb02, ulong nb03,         \
-        ulong nb1, ulong nb2, ulong nb3, int mode, int is64, long ne11, long ne12, ulong nb10,             \
-        ulong nb11, ulong nb12, long lim, int dtype, __global int *err, int code
+        ulong d_offs, const ct_rows_args a, __global int *err, int code
+
+/* ct_rows_args' fields as the kernel bodies name them. */
+#define CT_ROWS_UNPACK                                                                                    \
+    const long ne0 = a.ne0, nr1 = a.nr1, nseg = a.nseg, ne11 = a.ne11, ne12 = a.ne12, lim = a.lim;       \
+    const ulong nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;      \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12;                                              \
+    const int nper = a.nper, mode = a.mode, is64 = a.is64, dtype = a.type;
 
 #define CT_ROWS_PROLOGUE                                                                                  \
+    CT_ROWS_UNPACK                                                                                        \
     ulong seg;                                                                                            \
     const ulong rg = ct_udivmod(get_group_id(0), (ulong)nseg, &seg);                                      \
     const long i1 = (long)(rg * get_local_size(1) + get_local_id(1));                                     \
@@ -172,7 +181,7 @@ void ct_rows_st1(__global uchar *dst, long e, uint v, int dtype) {
  * array v[nper], NVIDIA's compiler kept the F16/BF16 and block kernels' v on the stack
  * (ptxas: 32-64 bytes), and each load's stack store waited for the load. ct_rows8_<t>
  * (NSTEP 8) is for large jobs: its registers cost ct_rows4's share of jobs with 4 units
- * a work-item (docs/perf/NOTES-h200.md, call 33). */
+ * a work-item. */
 #define CT_ROWS_LD_STEP(k, NSTEP, RAW, LD4)                                                               \
     RAW v##k = (RAW)(0);                                                                                  \
     if ((k) < (NSTEP) && (k) < nper && u0 + (k) * nth < nfull) v##k = LD4(src, u0 + (k) * nth);
@@ -242,7 +251,7 @@ CT_ROWS_KERNEL(ct_rows8_bf16, 8, ushort4, ct_rows_ld4_u16, ct_rows_cvt_bf16, ct_
  * with nth >= 128 (so the fixed CT_STAGE_LOADS rounds cover a segment, and every
  * work-item of a group shares the prologue's outcome: no return splits a barrier),
  * 16-byte aligned source rows and segments whose bytes are a multiple of 16 (but the last). */
-#define CT_STAGE_WORDS 292 /* 16-byte words: 1024 units of Q8_K (16 blocks of 292 bytes) */
+/* CT_STAGE_WORDS (kernel_args.h): 16-byte words, 1024 units of Q8_K (16 blocks of 292 bytes) */
 #define CT_STAGE_LOADS 3   /* 3 * 128 >= CT_STAGE_WORDS */
 
 #define CT_ROWS_STAGED_KERNEL(T, UPB, TS)                                                                 \

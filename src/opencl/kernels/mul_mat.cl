@@ -13,73 +13,6 @@
  * order of products); products and sums are float. Blocks are 2-byte aligned, so the
  * encoder guarantees 2-byte (4 for F32) alignment of src0 rows and 4 of src1/dst. */
 
-/* ---- reductions (also used by norm.cl and sum_rows.cl, which sort after this file) */
-
-/* Sum of v over the work-items of one local row (dim 0) of the work-group, returned
- * to every work-item of that row; scratch holds get_local_size(0)*get_local_size(1)
- * floats. Every work-item of the group must call it. */
-float ct_red_sum(float v, __local float *scratch) {
-    const int lx = get_local_id(0), nx = get_local_size(0);
-    barrier(CLK_LOCAL_MEM_FENCE); /* the previous call's readers are done with scratch */
-#if CT_HAS_SUBGROUPS
-    if (get_local_size(1) == 1 && get_local_size(2) == 1) {
-        const float s = sub_group_reduce_add(v);
-        if (get_sub_group_local_id() == 0) scratch[get_sub_group_id()] = s;
-        barrier(CLK_LOCAL_MEM_FENCE);
-        const int nsg = get_num_sub_groups();
-        float t = 0.0f;
-        for (int i = 0; i < nsg; i++) t += scratch[i];
-        return t;
-    }
-#endif
-    __local float *row = scratch + get_local_id(1) * nx;
-    row[lx] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int n = nx; n > 1;) {
-        const int h = (n + 1) >> 1;
-        if (lx < n - h) row[lx] += row[lx + h];
-        n = h;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    return row[0];
-}
-
-/* Sums each of vals[0..nv) over a 1-D work-group; the total of value v is left in
- * scratch[v * stride] (the return value) for every work-item to read. scratch holds
- * nv * get_local_size(0) floats. */
-int ct_red_sum_n(const float *vals, const int nv, __local float *scratch) {
-    const int tid = get_local_id(0), wg = get_local_size(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if CT_HAS_SUBGROUPS
-    {
-        const int nsg = get_num_sub_groups(), sg = get_sub_group_id();
-        for (int v = 0; v < nv; v++) {
-            const float s = sub_group_reduce_add(vals[v]);
-            if (get_sub_group_local_id() == 0) scratch[v * nsg + sg] = s;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        for (int v = tid; v < nv; v += wg) {
-            float t = scratch[v * nsg];
-            for (int i = 1; i < nsg; i++) t += scratch[v * nsg + i];
-            scratch[v * nsg] = t;
-        }
-        barrier(CLK_LOCAL_MEM_FENCE);
-        return nsg;
-    }
-#else
-    for (int v = 0; v < nv; v++) scratch[v * wg + tid] = vals[v];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int n = wg; n > 1;) {
-        const int h = (n + 1) >> 1;
-        if (tid < n - h)
-            for (int v = 0; v < nv; v++) scratch[v * wg + tid] += scratch[v * wg + tid + h];
-        n = h;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    return wg;
-#endif
-}
-
 /* ---- exact dequantization, 8 elements at a time ---------------------------------- */
 
 float mm_h(const __global uchar *p) { return vload_half(0, (const __global half *)p); }
@@ -219,8 +152,8 @@ float mm_dot8(float8 a, float8 b) { return dot(a.lo, b.lo) + dot(a.hi, b.hi); }
     src0, offs0, src1, offs1, dst, offsd, ne00, ne01, nb01, nb02, nb03, ne11, ne12, nb10, nb11, nb12, nb13, nb1, \
         nb2, nb3, r2, r3, scratch
 
-#define MV_NR0 2 /* src0 rows per local row of the work-group */
-#define MV_NR1 4 /* src1 rows per work-group */
+#define MV_NR0 CT_MV_NR0 /* src0 rows per local row of the work-group */
+#define MV_NR1 CT_MV_NR1 /* src1 rows per work-group */
 #define MV_U 2 /* groups per work-item per step of the main loop (4 was slower on the H200) */
 
 /* src1 elements 8g..8g+7 with 16-byte loads where y is 16-byte aligned (a16). */
@@ -588,10 +521,10 @@ void mm_mm(const int t, MM_ARGS) {
 
 /* ---- large tiles: 128x128 outputs per 256 work-items, 8x8 each -------------------- */
 
-#define MMT_BM 128 /* src0 rows per tile */
+#define MMT_BM 128 /* src0 rows per tile (CT_MMT_LD is MMT_BM + 4) */
 #define MMT_BN 128 /* src1 rows per tile (the same local row length serves both) */
-#define MMT_BK 16  /* k per step: each work-item loads one 8-element group of A and of B */
-#define MMT_LD (MMT_BM + 4) /* local row: float4 reads stay aligned; rows 4 banks apart for the rotated stores */
+#define MMT_BK CT_MMT_BK /* k per step: each work-item loads one 8-element group of A and of B */
+#define MMT_LD CT_MMT_LD /* MMT_BM + 4: local row: float4 reads stay aligned; rows 4 banks apart for the rotated stores */
 #define MMT_LD4 (MMT_LD / 4)
 
 /* As MM_ARGS, but scratch is float4 so that the runtime aligns it for the float4 reads. */
@@ -720,8 +653,19 @@ void mm_mm128(const int t, MMT_ARGS) {
     }
 }
 
-#define MMT_KERNELS(name, T) \
-    __kernel void ct_mul_mm128_##name##_f32(MMT_ARGS) { mm_mm128(T, MMT_PASS); }
+/* A kernel's arguments: the tensors, ct_mul_mat_args (kernel_args.h), the scratch; and
+ * MM_ARGS from them. */
+#define MM_KERNEL_ARGS(SCRATCH_T, SCRATCH)                                                                      \
+    __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1, __global uchar *dst,     \
+        ulong offsd, const ct_mul_mat_args a, __local SCRATCH_T *SCRATCH
+#define MM_KERNEL_PASS(SCRATCH)                                                                                 \
+    src0, offs0, src1, offs1, dst, offsd, a.ne00, a.ne01, a.nb01, a.nb02, a.nb03, a.ne11, a.ne12, a.nb10, a.nb11, \
+        a.nb12, a.nb13, a.nb1, a.nb2, a.nb3, a.r2, a.r3, SCRATCH
+
+#define MMT_KERNELS(name, T)                                                                               \
+    __kernel void ct_mul_mm128_##name##_f32(MM_KERNEL_ARGS(float4, scratch4)) {                             \
+        mm_mm128(T, MM_KERNEL_PASS(scratch4));                                                              \
+    }
 
 MMT_KERNELS(f32, MM_F32)
 MMT_KERNELS(f16, MM_F16)
@@ -736,10 +680,12 @@ MMT_KERNELS(q4_K, MM_Q4_K)
 MMT_KERNELS(q5_K, MM_Q5_K)
 MMT_KERNELS(q6_K, MM_Q6_K)
 
-#define MM_KERNELS(name, T)                                                             \
-    __kernel void ct_mul_mv_##name##_f32(MM_ARGS) { mm_mv(T, MM_PASS); }                \
-    __kernel void ct_mul_mv_##name##_f32_1row(MM_ARGS) { mm_mv_1row(T, MM_PASS); }      \
-    __kernel void ct_mul_mm_##name##_f32(MM_ARGS) { mm_mm(T, MM_PASS); }
+#define MM_KERNELS(name, T)                                                                                  \
+    __kernel void ct_mul_mv_##name##_f32(MM_KERNEL_ARGS(float, scratch)) { mm_mv(T, MM_KERNEL_PASS(scratch)); } \
+    __kernel void ct_mul_mv_##name##_f32_1row(MM_KERNEL_ARGS(float, scratch)) {                               \
+        mm_mv_1row(T, MM_KERNEL_PASS(scratch));                                                               \
+    }                                                                                                         \
+    __kernel void ct_mul_mm_##name##_f32(MM_KERNEL_ARGS(float, scratch)) { mm_mm(T, MM_KERNEL_PASS(scratch)); }
 
 MM_KERNELS(f32, MM_F32)
 MM_KERNELS(f16, MM_F16)
@@ -754,7 +700,7 @@ MM_KERNELS(q4_K, MM_Q4_K)
 MM_KERNELS(q5_K, MM_Q5_K)
 MM_KERNELS(q6_K, MM_Q6_K)
 
-__kernel void ct_mul_mv_f32_f32_c4(MM_ARGS) { mm_mv_c4(MM_F32, MM_PASS); }
-__kernel void ct_mul_mv_f16_f32_c4(MM_ARGS) { mm_mv_c4(MM_F16, MM_PASS); }
-__kernel void ct_mul_mv_bf16_f32_c4(MM_ARGS) { mm_mv_c4(MM_BF16, MM_PASS); }
+__kernel void ct_mul_mv_f32_f32_c4(MM_KERNEL_ARGS(float, scratch)) { mm_mv_c4(MM_F32, MM_KERNEL_PASS(scratch)); }
+__kernel void ct_mul_mv_f16_f32_c4(MM_KERNEL_ARGS(float, scratch)) { mm_mv_c4(MM_F16, MM_KERNEL_PASS(scratch)); }
+__kernel void ct_mul_mv_bf16_f32_c4(MM_KERNEL_ARGS(float, scratch)) { mm_mv_c4(MM_BF16, MM_KERNEL_PASS(scratch)); }
 

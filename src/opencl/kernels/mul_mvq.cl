@@ -1,5 +1,5 @@
-/* Quantized mat-vec on 8-bit activations, as the CPU backend computes it (SPEC §3.9
- * item 3; src/cpu/vec_dot.c): src1 rows are first quantized into 32-value blocks
+/* Quantized mat-vec on 8-bit activations, as the CPU backend computes it
+ * (src/cpu/vec_dot.c): src1 rows are first quantized into 32-value blocks
  * of int8 q with a float scale d and the integer sum s of q (ct_quantize_qy, the
  * CPU's bytes exactly), then each src0 sub-block of 32 values v (x = a*v + b)
  * meets one y block as
@@ -8,7 +8,7 @@
  * The integer dot runs on packed 8-bit lanes (4 products per instruction where the
  * device has one), so the kernel reads 1 byte of activation per weight instead of
  * 4 and spends about one instruction per weight: the float kernel in mul_mat.cl
- * was bound by its per-element decode on the H200 (docs/PERF.md).
+ * was bound by its per-element decode on the H200.
  *
  * Work layout (work buffer, written by ct_quantize_qy and read by ct_mul_mvq_*), in
  * the order the mat-vec reads it: src0 unit u (64 values) meets y blocks (u, 0) and
@@ -18,18 +18,18 @@
  * neighbouring work-items load neighbouring 16 bytes; its (d, s) pairs sit at
  * nrows * ne10 + r * ne10 / 4 + u * 16 + j * 8.
  *
- * Uses only common.cl (MM_*, ct_div, the IQ4_NL table), which the build concatenates
- * before this file (embed.cmake: file name order): on devices with NVIDIA's compiler
- * options the two are also built as a program of their own, register-capped
- * (library.c, load_capped_mvq).
+ * Uses only kernel_args.h, common.cl (MM_*, ct_div), fp16.cl and dequant.cl (the IQ4_NL
+ * table), which library.c composes before this file: on devices with NVIDIA's compiler
+ * options those are also built as a program of their own, register-capped (library.c's
+ * mvq_sources, load_capped_mvq).
  *
  * A team of work-items takes units of 64 src0 values (two y blocks) of MVQ_NR0 rows,
  * staged in local memory by 32-bit words (see "staging"), so the encoder requires
  * 4-byte aligned src0 rows (Q6_K, 210-byte blocks, 2-byte aligned ones) and
  * ne00 % 64 == 0. */
 
-#define MVQ_NR0 2 /* src0 rows per team */
-#define MVQ_NR1 8 /* src1 rows per work-group */
+#define MVQ_NR0 CT_MVQ_NR0 /* src0 rows per team */
+#define MVQ_NR1 CT_MVQ_NR1 /* src1 rows per work-group */
 
 /* sum of the four products of signed bytes a[i] * b[i], plus c */
 #if CT_HAS_INT_DOT && defined(__opencl_c_integer_dot_product_input_4x8bit_packed)
@@ -62,8 +62,8 @@ uint mvq_prmt(uint a, uint b, uint s) {
  * as "replicate the sign"), a third permute takes each byte from the half that bit 3 of
  * its index names, and two more sort the values into low and high nibbles. Eight permutes
  * for 8 values (one index a byte took 15 operations for 4, and the mat-vec ran at 43% of
- * copy where its loads and decode without it ran at 80%: docs/perf/NOTES-h200.md, call 55;
- * a lookup in a local-memory table per byte ran it at 25%, call 17). */
+ * copy where its loads and decode without it ran at 80%;
+ * a lookup in a local-memory table per byte ran it at 25%). */
 void mvq_iq4nl_lookup8(const uint q, int *lo, int *hi) {
     const uint m = q & 0x77777777u, h = ((q & 0x88888888u) >> 1) | 0x32103210u;
     const uint t0 = mvq_prmt(mvq_prmt(CT_IQ4NL_KV0, CT_IQ4NL_KV1, m), mvq_prmt(CT_IQ4NL_KV2, CT_IQ4NL_KV3, m), h);
@@ -93,12 +93,14 @@ int mvq_ypos(const int q6k, const int b, int *j) {
 
 /* Eight work-items per 32-value block, four values each (one block per WI kept
  * 448 WIs busy for a 14336-wide row, and they ran serially): grid (ne10 / 4,
- * ne11, ne12 * ne13) in groups of QY_WG (a multiple of 8, the encoder's). The
+ * ne11, ne12 * ne13) in groups of QY_WG (CT_QY_WG of kernel_args.h, a multiple of 8). The
  * block's max and flags meet in local memory; its first WI writes (d, s). q6k: the
  * layout for Q6_K's units. */
-#define QY_WG 64
-__kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, int ne10, int ne11, int ne12, ulong nb11,
-                             ulong nb12, ulong nb13, __global uchar *work, ulong nrows, int q6k) {
+#define QY_WG CT_QY_WG
+__kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, __global uchar *work,
+                             const ct_mul_mat_args a) {
+    const int ne10 = a.ne00, ne11 = a.ne11, ne12 = a.ne12, q6k = a.q6_k;
+    const ulong nb11 = a.nb11, nb12 = a.nb12, nb13 = a.nb13, nrows = a.work_rows;
     __local float lmax[QY_WG];
     __local int lflag[QY_WG], lsum[QY_WG];
     const int gid = get_global_id(0), lid = get_local_id(0), first = lid & ~7;
@@ -187,7 +189,7 @@ void mvq_nibbles(const uint *q, int *p) {
 
 /* Unit u of the chunk staged at x (u counts from the chunk's first unit). */
 /* kv: IQ4_NL's 16 values in local memory (shuffle() on a char16 of them ran the H200's
- * IQ4_NL mat-vec 2.3x slower, call 16) */
+ * IQ4_NL mat-vec 2.3x slower) */
 void mvq_decode(const int t, __local const uchar *x, const int u, __local const char *kv, mvq_unit *o) {
     for (int i = 0; i < 4; i++) o->m[i] = 1;
     o->off = 0;
@@ -294,7 +296,7 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
         }
         /* the 6-bit scales and mins of sub-blocks 2c, 2c + 1, from the three scale words
          * (mm_scale_min_k4 for the four sub-blocks of the half c names, then the lane's two bytes;
-         * by bytes, with a branch on j < 4, the decode cost q4_K 12 points, call 55) */
+         * by bytes, with a branch on j < 4, the decode cost q4_K 12 points) */
         const uint s0 = mvq_w(b, 1), s1 = mvq_w(b, 2), s2 = mvq_w(b, 3);
         const uint scw = c < 2 ? s0 & 0x3F3F3F3Fu : (s2 & 0x0F0F0F0Fu) | ((s0 >> 2) & 0x30303030u);
         const uint mw = c < 2 ? s1 & 0x3F3F3F3Fu : ((s2 >> 4) & 0x0F0F0F0Fu) | ((s1 >> 2) & 0x30303030u);
@@ -337,9 +339,9 @@ void mvq_decode(const int t, __local const uchar *x, const int u, __local const 
  * neighbouring lanes, then each lane decodes its unit from there. Read straight from
  * global memory, a lane's words lie a unit (36-68 bytes) apart and each load touches
  * ~9 cache lines: with nothing but those loads the kernel reached 68% of the H200's
- * copy bandwidth (docs/perf/NOTES-h200.md, call 14). The next chunk's loads are issued
+ * copy bandwidth. The next chunk's loads are issued
  * before this one is decoded, so they are in flight while the lanes compute. */
-#define MVQ_TEAM 32
+#define MVQ_TEAM CT_MVQ_TEAM
 #define MVQ_LW_MAX 17 /* the most words a lane loads per chunk and row (Q8_0) */
 
 /* Bytes of n units from a unit that starts a block pair (K-quants: a super-block, n % 4 == 0). */
@@ -357,14 +359,14 @@ int mvq_units_bytes(const int t, const int n) {
     }
 }
 
-/* Words a lane loads per chunk and row (ops_mul_mat.c sizes the stage from this). */
-int mvq_lane_words(const int t) { return (mvq_units_bytes(t, MVQ_TEAM) + 4 * MVQ_TEAM - 1) / (4 * MVQ_TEAM); }
+/* Words a lane loads per chunk and row (encoders/mul_mat.c sizes the stage the same way). */
+int mvq_lane_words(const int t) { return CT_MVQ_LANE_WORDS(mvq_units_bytes(t, MVQ_TEAM)); }
 
 /* This lane's words of the chunk at unit `base` of each row. Q6_K rows are only 2-byte
  * aligned: a row that starts 2 bytes into a word, or a partial chunk that ends 2 bytes
  * into one, is loaded by halves, the rest by words (the choice is the same for the
  * whole team). By halves throughout, Q6_K's staging alone ran at 64% of copy where the
- * other types' ran at 80-92% (docs/perf/NOTES-h200.md, call 55). */
+ * other types' ran at 80-92%. */
 void mvq_stage_load(const int t, const __global uchar *const *row, const int base, const int nunits,
                     const int lane, uint (*v)[MVQ_LW_MAX]) {
     const int lw = mvq_lane_words(t);
@@ -516,7 +518,7 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
  * work-items synchronized by work-group barriers, so every team runs every chunk
  * (past the last row it repeats that row and stores nothing), the sums meet in local
  * memory, and with ys the group stages y for its teams (mvq_stage_y). scratch:
- * IQ4_NL's 16 values, the teams' stages, with ys the y stage (ops_mul_mat.c sizes
+ * IQ4_NL's 16 values, the teams' stages, with ys the y stage (encoders/mul_mat.c sizes
  * it); the reduction reuses all of it. */
 void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
     const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
@@ -585,17 +587,24 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
 
 /* ct_mul_mvq_<t>_f32 takes MVQ_NR1 src1 rows a work-group; ct_mul_mvq1_<t>_f32 one (the
  * decode step's mat-vec), with one row's accumulators and its y loaded a chunk ahead
- * (H200, call 56, 16384^2, against session 10's kernels: q8_0 78 -> 87%, q5_1 67 -> 73%,
+ * (H200, 16384^2, against the earlier kernels: q8_0 78 -> 87%, q5_1 67 -> 73%,
  * the rest within 2 points). ct_mul_mvqy_<t>_f32 stage y in local memory once a work-group (mvq_stage_y), for 4
- * src1 rows and more, in the types it made faster on the H200 (calls 51-52, 16384^2,
+ * src1 rows and more, in the types it made faster on the H200 (16384^2,
  * n = 8: q8_0 19 -> 30%, q5_1 16 -> 22%, q5_0 19 -> 22%; at n = 2 it cost most types
  * points, and Q4_0, Q4_K and IQ4_NL ran slower with it at every n). */
+/* A kernel's arguments: the tensors, ct_mul_mat_args (kernel_args.h), the scratch. */
+#define MVQ_KERNEL_ARGS                                                                                          \
+    __global const uchar *src0, ulong offs0, __global const uchar *work, __global uchar *dst, ulong offsd,     \
+        const ct_mul_mat_args a, __local float *scratch
+#define MVQ_KERNEL_PASS                                                                                          \
+    src0, offs0, work, dst, offsd, a.ne00, a.ne01, a.nb01, a.nb02, a.nb03, a.ne11, a.ne12, a.nb1, a.nb2, a.nb3,  \
+        a.r2, a.r3, a.work_rows, scratch
 #define MVQ_KERNEL(name, T) \
-    __kernel void ct_mul_mvq_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_PASS); }
+    __kernel void ct_mul_mvq_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_KERNEL_PASS); }
 #define MVQ_KERNEL1(name, T) \
-    __kernel void ct_mul_mvq1_##name##_f32(MVQ_ARGS) { mvq(T, 1, 0, MVQ_PASS); }
+    __kernel void ct_mul_mvq1_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, 1, 0, MVQ_KERNEL_PASS); }
 #define MVQ_KERNELY(name, T) \
-    __kernel void ct_mul_mvqy_##name##_f32(MVQ_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_PASS); }
+    __kernel void ct_mul_mvqy_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_KERNEL_PASS); }
 MVQ_KERNEL(q4_0, MM_Q4_0)
 MVQ_KERNEL(q4_1, MM_Q4_1)
 MVQ_KERNEL(q5_0, MM_Q5_0)

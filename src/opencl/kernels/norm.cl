@@ -1,6 +1,6 @@
 /* NORM, RMS_NORM, L2_NORM and GROUP_NORM of F32 data with the CPU reference's formulas
  * (L2: x / max(sqrt(sum x^2), eps); GROUP_NORM per i03, truncated last group, true
- * group sizes). Sums are float per work-item, then a tree (ct_red_sum, mul_mat.cl).
+ * group sizes). Sums are float per work-item, then a tree (ct_red_sum, reduce.cl).
  * Elements are nb00 bytes apart (a multiple of 4). */
 
 #define NM_NORM 0
@@ -12,6 +12,12 @@
     __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, int ne00, int ne01, int ne02, \
         int nrows, ulong nb00, ulong nb01, ulong nb02, ulong nb03, ulong nb0, ulong nb1, ulong nb2, ulong nb3, \
         float eps, __local float *scratch
+/* A kernel's arguments: the tensors, ct_norm_args (kernel_args.h), the scratch. */
+#define NM_KERNEL_ARGS \
+    __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, const ct_norm_args a, __local float *scratch
+#define NM_PASS(mode)                                                                                       \
+    nm_rows(mode, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb0, \
+            a.nb1, a.nb2, a.nb3, a.eps, scratch)
 
 /* Work-group (nx, ny): local row ly normalizes row get_group_id(0)*ny + ly. Rows past
  * nrows take part in the reductions (barriers) and write nothing. */
@@ -102,27 +108,20 @@ void nm_rows(const int mode, NM_ARGS) {
 #undef NM_X
 }
 
-__kernel void ct_norm_f32(NM_ARGS) {
-    nm_rows(NM_NORM, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb0, nb1, nb2, nb3, eps,
-            scratch);
-}
+__kernel void ct_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_NORM); }
 
-__kernel void ct_rms_norm_f32(NM_ARGS) {
-    nm_rows(NM_RMS, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb0, nb1, nb2, nb3, eps,
-            scratch);
-}
+__kernel void ct_rms_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_RMS); }
 
-__kernel void ct_l2_norm_f32(NM_ARGS) {
-    nm_rows(NM_L2, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb0, nb1, nb2, nb3, eps,
-            scratch);
-}
+__kernel void ct_l2_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_L2); }
 
 /* One work-group per (group, i03): channels [g*cpg, min((g+1)*cpg, ne02)), every
  * element of them, flat index i -> (i00, i01, channel). The encoder dispatches only
  * non-empty groups. */
-__kernel void ct_group_norm_f32(__global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, int ne00,
-                                int ne01, int ne02, int cpg, ulong nb00, ulong nb01, ulong nb02, ulong nb03,
-                                ulong nb0, ulong nb1, ulong nb2, ulong nb3, float eps, __local float *scratch) {
+__kernel void ct_group_norm_f32(NM_KERNEL_ARGS) {
+    const int ne00 = a.ne00, ne01 = a.ne01, ne02 = a.ne02, cpg = a.channels_per_group;
+    const ulong nb00 = a.nb00, nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03;
+    const ulong nb0 = a.nb0, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;
+    const float eps = a.eps;
     const int lx = get_local_id(0), nx = get_local_size(0);
     const int c0 = get_group_id(0) * cpg, c1 = min(c0 + cpg, ne02);
     const int i03 = get_group_id(1);

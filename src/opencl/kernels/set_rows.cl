@@ -2,14 +2,17 @@
  * ct_check_indices (get_rows.cl) runs first; these kernels write nothing once the
  * flag is set, and never a row whose index is out of range. */
 
+/* The tensors, ct_set_rows_args (kernel_args.h), the error flag. */
 #define CT_SET_ROWS_ARGS                                                                                  \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d, \
-        ulong d_offs, long nk0, long ne01, ulong nb00, ulong nb01, ulong nb02, ulong nb03, long ne11,      \
-        long ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb1, ulong nb2, ulong nb3, long ne1, int is64,  \
-        int src_f16, int src_aligned, int dst_aligned, __global int *err, int code
+        ulong d_offs, const ct_set_rows_args a, __global int *err, int code
 
 /* Rows batched along i01 (nrptg = local size 1); threads stride over the row's units. */
 #define CT_SET_ROWS_PROLOGUE                                                                              \
+    const long nk0 = a.nk0, ne01 = a.ne01, ne11 = a.ne11, ne12 = a.ne12, ne1 = a.ne1;                     \
+    const ulong nb00 = a.nb00, nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03;                               \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;       \
+    const int is64 = a.is64, src_f16 = a.src_f16, src_aligned = a.src_aligned, dst_aligned = a.dst_aligned; \
     const long i01 = (long)get_group_id(0) * (long)get_local_size(1) + (long)get_local_id(1);            \
     if (i01 >= ne01) return;                                                                              \
     if (*(volatile __global int *)err != 0) return;                                                       \
@@ -79,7 +82,7 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 /* ---- block quantization by teams (SET_ROWS and CPY into the six quantized types) ----
  *
  * ct_quant_rows_<t>: rows of nkr 32-blocks, each block quantized by a team of 4
- * work-items, each loading 4 floats from each half of the block (common.cl's ct_qt_*).
+ * work-items, each loading 4 floats from each half of the block (quant.cl's ct_qt_*).
  * Teams come in slices of 8 (32 work-items, a warp on NVIDIA): slice g of the grid takes
  * NPER * 8 consecutive blocks of the slice's (row, block) sequence, 8 at a time, so each
  * step of a slice reads one contiguous stretch of the source. Rows map as in ct_rows4
@@ -93,18 +96,17 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
  * barrier, so the kernel has no work-group barrier; elsewhere the exchange goes through
  * local memory and every sync is a work-group barrier (every work-item reaches each:
  * blocks past the end are quantized from the last block and not written). */
-#define CT_QT_WG 256
-#define CT_QT_SLICE 32 /* work-items of a slice: 8 teams */
-#define CT_QT_NPER 2   /* blocks a team */
+/* CT_QT_WG, CT_QT_SLICE (work-items of a slice: 8 teams), CT_QT_NPER (blocks a team) and
+ * CT_QT_NPER_WIDE (ct_quant_rows_wide_<t>, for large jobs) come from kernel_args.h. */
 /* The largest local size by type: IQ4_NL's sums take 33 float2 of local memory a block. */
 #define CT_QT_WG_q8_0 CT_QT_WG
 #define CT_QT_WG_q4_0 CT_QT_WG
 #define CT_QT_WG_q4_1 CT_QT_WG
 #define CT_QT_WG_q5_0 CT_QT_WG
 #define CT_QT_WG_q5_1 CT_QT_WG
-#define CT_QT_WG_iq4_nl 128
+#define CT_QT_WG_iq4_nl CT_QT_WG_IQ4_NL
 /* Whether lanes 0 and 1 finalize a team's two blocks (else lane 0 both): only IQ4_NL's
- * sums are worth it (call 41: picked by a loop over k for every type, the arrays went to
+ * sums are worth it (picked by a loop over k for every type, the arrays went to
  * the stack and Q5's kernels lost a third). */
 #define CT_QT_FIN_SPREAD_q8_0 0
 #define CT_QT_FIN_SPREAD_q4_0 0
@@ -112,7 +114,6 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
 #define CT_QT_FIN_SPREAD_q5_0 0
 #define CT_QT_FIN_SPREAD_q5_1 0
 #define CT_QT_FIN_SPREAD_iq4_nl 1
-#define CT_QT_NPER_WIDE 4 /* ct_quant_rows_wide_<t>, for large jobs */
 
 #if CT_HAS_NV_WARP /* common.cl's warp shuffle and barrier */
 #define CT_QT_SHFL 1
@@ -151,11 +152,18 @@ CT_SET_ROWS_BLOCK(ct_set_rows_iq4_nl, ct_quantize_iq4_nl, 18)
     }
 #endif
 
+/* The tensors, ct_rows_args (kernel_args.h: ne0 counts 32-blocks, type is the source's),
+ * the error flag. */
 #define CT_QUANT_ROWS_ARGS                                                                                \
     __global const uchar *s0, ulong s0_offs, __global const uchar *s1, ulong s1_offs, __global uchar *d,  \
-        ulong d_offs, long nkr, long nr1, ulong nb01, ulong nb02, ulong nb03, ulong nb1, ulong nb2,       \
-        ulong nb3, int mode, int is64, long ne11, long ne12, ulong nb10, ulong nb11, ulong nb12, long lim, \
-        int stype, __global int *err, int code
+        ulong d_offs, const ct_rows_args a, __global int *err, int code
+
+/* ct_rows_args' fields as the kernel bodies name them. */
+#define CT_QUANT_ROWS_UNPACK                                                                              \
+    const long nkr = a.ne0, nr1 = a.nr1, ne11 = a.ne11, ne12 = a.ne12, lim = a.lim;                       \
+    const ulong nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;      \
+    const ulong nb10 = a.nb10, nb11 = a.nb11, nb12 = a.nb12;                                              \
+    const int mode = a.mode, is64 = a.is64, stype = a.type;
 
 /* Elements 4c .. 4c+3 of the block at p. */
 float4 ct_qt_load(const __global uchar *p, int c, int stype) {
@@ -176,6 +184,7 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
 
 #define CT_QUANT_ROWS_KERNEL(NAME, T, TS, NPER, AUX, QH, STAGED)                                          \
     __kernel void NAME(CT_QUANT_ROWS_ARGS) {                                                              \
+        CT_QUANT_ROWS_UNPACK                                                                              \
         __local float2 aux[(NPER) * (CT_QT_WG_##T / 4) * (AUX) + 1];                                      \
         __local uint tab[CT_QT_TAB_##T + 1];                                                              \
         __local uint4 outb[(STAGED) ? CT_QT_WG_##T / CT_QT_SLICE * CT_QT_SLICE_WORDS(NPER, TS) : 1];      \
@@ -255,7 +264,7 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         if ((AUX) > 0) CT_QT_SLICE_SYNC();                                                                \
         if (CT_QT_FIN_SPREAD_##T && (NPER) == 2) {                                                        \
             /* lanes 0 and 1 finalize blocks 0 and 1 side by side (IQ4_NL: 64 serial adds a block; */      \
-            /* picked by selects: a loop over k put s[] and y[] on the stack, call 41) */                   \
+            /* picked by selects: a loop over k put s[] and y[] on the stack) */                            \
             if (lane < 2) {                                                                               \
                 const int kf = lane;                                                                      \
                 __local const float2 *ax = aux + (kf * (int)(get_local_size(0) >> 2) + team) * (AUX);     \
@@ -299,7 +308,7 @@ CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_q5_1, q5_1, 24, CT_QT_NPER, CT_QT_AUX_
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_staged_iq4_nl, iq4_nl, 18, CT_QT_NPER, CT_QT_AUX_iq4_nl, 0, 1)
 /* large jobs: more blocks a team spread the per-work-item costs (indices, addresses); on the
  * H200, 16384 rows of 4096 into Q8_0 went from 64% to 70% of copy, while a 4096 x 4096 CPY
- * (fewer waves of work-groups) lost 1-3 points (docs/perf/NOTES-h200.md, call 39) */
+ * (fewer waves of work-groups) lost 1-3 points */
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q8_0, q8_0, 34, CT_QT_NPER_WIDE, CT_QT_AUX_q8_0, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q4_0, q4_0, 18, CT_QT_NPER_WIDE, CT_QT_AUX_q4_0, 0, 1)
 CT_QUANT_ROWS_KERNEL(ct_quant_rows_wide_q4_1, q4_1, 20, CT_QT_NPER_WIDE, CT_QT_AUX_q4_1, 0, 1)

@@ -1,5 +1,5 @@
 /* SUM_ROWS and MEAN of F32 rows: float sums per work-item, then a tree (ct_red_sum,
- * mul_mat.cl). Work-group (nx, ny): local row ly sums row get_group_id(0)*ny + ly;
+ * reduce.cl). Work-group (nx, ny): local row ly sums row get_group_id(0)*ny + ly;
  * elements are nb00 bytes apart. */
 
 #define SR_ARGS                                                                                          \
@@ -22,10 +22,14 @@ void sr_rows(const bool mean, SR_ARGS) {
     }
 }
 
-__kernel void ct_sum_rows_f32(SR_ARGS) {
-    sr_rows(false, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb1, nb2, nb3, scratch);
-}
+/* A kernel's arguments: the tensors, ct_sum_rows_args (kernel_args.h), the scratch. */
+#define SR_KERNEL_ARGS                                                                                      \
+    __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, const ct_sum_rows_args a,      \
+        __local float *scratch
+#define SR_PASS(mean)                                                                                       \
+    sr_rows(mean, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb1, \
+            a.nb2, a.nb3, scratch)
 
-__kernel void ct_mean_f32(SR_ARGS) {
-    sr_rows(true, src, offs, dst, offsd, ne00, ne01, ne02, nrows, nb00, nb01, nb02, nb03, nb1, nb2, nb3, scratch);
-}
+__kernel void ct_sum_rows_f32(SR_KERNEL_ARGS) { SR_PASS(false); }
+
+__kernel void ct_mean_f32(SR_KERNEL_ARGS) { SR_PASS(true); }

@@ -1,0 +1,277 @@
+/* MUL_MAT on OpenCL (kernels/mul_mat.cl). Kernel choice, in order:
+ *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
+ *   float src0 with ne00 == 4                  -> c4
+ *   ne11 >= MM_MIN_NE11 and the tiled kernel
+ *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
+ *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
+ *   quantized src0, rows of 64-value units
+ *     in 4-byte aligned words (Q6_K: 2)          -> quantize_qy (src1 into 8-bit blocks in the work
+ *                                                 buffer), then mvq (2 src0 rows per local row x 8 src1
+ *                                                 rows, integer dot products; kernels/mul_mvq.cl)
+ *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
+ * The supported set is the CPU backend's, less what the kernels' int indices and
+ * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). Every
+ * kernel takes ct_mul_mat_args (kernels/kernel_args.h). */
+#include "opencl/encoder.h"
+#include "opencl/kernels/kernel_args.h"
+
+#include <limits.h>
+
+enum {
+    MM_TILE = 64,
+    MM_WG = 256,
+    MM_LOCAL_FLOATS = 2 * 32 * 65,
+    MM_MIN_NE11 = 16, /* from here on each weight read serves enough src1 rows for the tiles to pay */
+    MM128_TILE = 128,
+    MM128_MIN_NE01 = 128, /* smaller shapes fill 128x128 tiles too thinly: the 64x64 ones waste less */
+    MM128_MIN_NE11 = 64,
+    /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
+    MV_WG = 128,
+    MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (on the H200 they were slower at 2) */
+    ROW_WG = 64,
+    C4_WG = 64,
+};
+
+/* A type's kernels; CT_OCL_K_COUNT where it has none (c4 for quantized types; the 8-bit
+ * ones for float types, mvqy for the types it is not faster for: kernels/mul_mvq.cl). */
+typedef struct mm_kernels {
+    ct_ocl_kernel_id mv, row, mm, c4, mm128;
+    ct_ocl_kernel_id mvq, mvq1, mvqy; /* CT_MVQ_NR1 src1 rows a group; one; CT_MVQ_NR1 with y staged */
+} mm_kernels;
+
+static mm_kernels kernels_for(ct_type t) {
+    return (mm_kernels){
+        .mv = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MV, t),
+        .row = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MV_1ROW, t),
+        .mm = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM, t),
+        .c4 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MV_C4, t),
+        .mm128 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM128, t),
+        .mvq = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ, t),
+        .mvq1 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ1, t),
+        .mvqy = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQY, t),
+    };
+}
+
+static bool available(const ct_ocl_device *dev, ct_ocl_kernel_id id) {
+    return id != CT_OCL_K_COUNT && ct_ocl_kernel_available(dev, id);
+}
+
+static bool strides_aligned(const ct_ocl_device *dev, const ct_tensor *t, int from, size_t a) {
+    for (int i = from; i < CT_MAX_DIMS; i++)
+        if (t->nb[i] % a != 0) return false;
+    return ct_ocl_start_aligned(dev, t, a);
+}
+
+bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
+    if (!dev || !op || op->op != CT_OP_MUL_MAT || op->type != CT_TYPE_F32) return false;
+    const ct_tensor *a = op->src[0], *b = op->src[1];
+    if (!a || !b || b->type != CT_TYPE_F32) return false;
+    const mm_kernels k = kernels_for(a->type);
+    if (!available(dev, k.mv) || !available(dev, k.row) || !available(dev, k.mm) ||
+        (k.c4 != CT_OCL_K_COUNT && !available(dev, k.c4)))
+        return false;
+    for (int i = 0; i < CT_MAX_DIMS; i++)
+        if (a->ne[i] < 0 || a->ne[i] > INT_MAX || b->ne[i] < 0 || b->ne[i] > INT_MAX) return false;
+    int64_t nb12;
+    if (!ct_mul_i64(b->ne[2], b->ne[3], &nb12) || nb12 > INT_MAX) return false;
+    const int64_t blck = ct_type_block_size(a->type);
+    if (a->ne[0] != b->ne[0] || blck <= 0 || a->ne[0] % blck != 0) return false;
+    if (a->nb[0] != ct_type_size(a->type)) return false; /* src0 rows packed */
+    for (int i = 2; i < 4; i++)
+        if (a->ne[i] == 0 ? b->ne[i] != 0 : b->ne[i] % a->ne[i] != 0) return false;
+    if (op->ne[0] != a->ne[1] || op->ne[1] != b->ne[1] || op->ne[2] != b->ne[2] || op->ne[3] != b->ne[3])
+        return false;
+    /* loads: src0 by blocks (2-byte fields; F32 by 4), src1 and dst by float */
+    return op->nb[0] == sizeof(float) && strides_aligned(dev, op, 1, 4) && strides_aligned(dev, b, 0, 4) &&
+           strides_aligned(dev, a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
+}
+
+/* The 128x128 kernel: available, 256 work-items allowed, and its local memory there. */
+static bool mm128_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
+    return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, MM_WG) == MM_WG &&
+           enc->be->dev->local_mem >= CT_MMT_LOCAL_FLOATS * sizeof(float);
+}
+
+/* A mat-vec work-group of `total` items as local rows of the fewest items (a power of two,
+ * at most total) that cover a row's `units` steps: short rows get several local rows, so
+ * no work-item idles. local[1] is the number of local rows. */
+static void local_rows(size_t total, size_t units, size_t local[3]) {
+    size_t lx = 1;
+    while (lx < total && lx < units) lx *= 2;
+    if (lx > total) lx = total;
+    local[0] = lx, local[1] = total / lx, local[2] = 1;
+}
+
+/* The bytes of the stage of an 8-bit mat-vec team, which stages CT_MVQ_TEAM units of
+ * CT_MVQ_NR0 rows at a time in local memory (kernels/mul_mvq.cl's mvq_lane_words). */
+static size_t mvq_stage_bytes(ct_type t) {
+    const size_t chunk = (size_t)CT_MVQ_TEAM * CT_MVQ_UNIT / (size_t)ct_type_block_size(t) * ct_type_size(t);
+    return CT_MVQ_NR0 * CT_MVQ_TEAM * CT_MVQ_LANE_WORDS(chunk) * 4;
+}
+
+/* The kernel's local memory for `teams` teams: IQ4_NL's table (16 bytes), the teams'
+ * stages, and in the staged-y kernels up to 12 bytes more to a 16-byte boundary and the
+ * y stage (mvq_stage_y: 5 x CT_MVQ_TEAM int4 for each of CT_MVQ_NR1 src1 rows). */
+static size_t mvq_scratch_bytes(ct_type t, size_t teams, bool staged_y) {
+    return 16 + teams * mvq_stage_bytes(t) + (staged_y ? 16 + CT_MVQ_NR1 * 5 * CT_MVQ_TEAM * 16 : 0);
+}
+
+/* Teams in a work-group: as many as MV_WG work-items hold, 0 when not one fits. */
+static size_t mvq_teams(ct_ocl_enc *enc, ct_ocl_kernel_id id, ct_type t, bool staged_y) {
+    size_t teams = ct_ocl_enc_clamp_wg(enc, id, MV_WG) / CT_MVQ_TEAM;
+    while (teams > 0 && mvq_scratch_bytes(t, teams, staged_y) > enc->be->dev->local_mem) teams--;
+    return teams;
+}
+
+/* The 8-bit path applies: a quantized src0 in whole 64-value units whose words
+ * the kernel can load (4-byte aligned rows; Q6_K's 210-byte blocks take 2), and a
+ * work-group and local memory that hold a team. */
+static bool mvq_applies(ct_ocl_enc *enc, const ct_tensor *a, const mm_kernels *k) {
+    const ct_ocl_device *dev = enc->be->dev;
+    if (!available(dev, k->mvq) || !ct_ocl_kernel_available(dev, CT_OCL_K_QUANTIZE_QY) ||
+        ct_ocl_enc_clamp_wg(enc, CT_OCL_K_QUANTIZE_QY, CT_QY_WG) != CT_QY_WG ||
+        mvq_teams(enc, k->mvq, a->type, false) == 0)
+        return false;
+    /* the kernel's byte offsets within a row are int */
+    size_t row_bytes;
+    const size_t a_align = a->type == CT_TYPE_Q6_K ? 2 : 4;
+    if (a->ne[0] <= 0 || a->ne[0] % CT_MVQ_UNIT != 0 || ct_row_size(a->type, a->ne[0], &row_bytes) != CT_OK ||
+        row_bytes > INT_MAX)
+        return false;
+    for (int i = 1; i < CT_MAX_DIMS; i++)
+        if (a->nb[i] % a_align != 0) return false;
+    return ct_ocl_enc_addr_bits(enc, a, "src0") % a_align == 0;
+}
+
+/* How a node is computed: one kernel, or (mvq) src1 quantized into the work memory
+ * first. */
+typedef struct mm_plan {
+    ct_ocl_kernel_id id;
+    size_t groups[3], local[3], scratch;
+    bool mvq;
+    size_t work_bytes; /* mvq: src1 quantized (per src1 row: ne00 bytes of q, ne00 / 32 (d, s) pairs of 8 bytes) */
+} mm_plan;
+
+static void plan_mvq(ct_ocl_enc *enc, const ct_tensor *node, const mm_kernels *k, mm_plan *p) {
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    const size_t ne01 = (size_t)a->ne[1], ne11 = (size_t)b->ne[1];
+    const size_t nbatch = (size_t)b->ne[2] * (size_t)b->ne[3];
+    size_t nrows;
+    if (!ct_mul_size(ne11, nbatch, &nrows) || !ct_mul_size(nrows, (size_t)a->ne[0] / 32 * 40, &p->work_bytes)) {
+        ct_ocl_enc_fail(enc, CT_INVALID_ARGUMENT, "src1 '%s' of %zu x %zu rows of %lld values quantizes to more "
+                        "than SIZE_MAX bytes", b->name[0] ? b->name : "(unnamed)", ne11, nbatch,
+                        (long long)a->ne[0]);
+        return;
+    }
+    /* one src1 row: the kernel that keeps one row's accumulators */
+    const bool one = ne11 == 1 && available(enc->be->dev, k->mvq1) && mvq_teams(enc, k->mvq1, a->type, false) > 0;
+    /* from MVQY_MIN_NE11 src1 rows: y staged once a group, where the type has that kernel */
+    const bool staged_y = ne11 >= MVQY_MIN_NE11 && available(enc->be->dev, k->mvqy) &&
+                          mvq_teams(enc, k->mvqy, a->type, true) > 0;
+    p->mvq = true;
+    p->id = one ? k->mvq1 : staged_y ? k->mvqy : k->mvq;
+    /* 1-D groups of teams, CT_MVQ_NR0 rows each */
+    const size_t teams = mvq_teams(enc, p->id, a->type, staged_y);
+    p->local[0] = teams * CT_MVQ_TEAM, p->local[1] = 1, p->local[2] = 1;
+    const size_t rows_per_group = CT_MVQ_NR0 * teams;
+    p->scratch = mvq_scratch_bytes(a->type, teams, staged_y);
+    p->groups[0] = (ne01 + rows_per_group - 1) / rows_per_group;
+    p->groups[1] = one ? 1 : (ne11 + CT_MVQ_NR1 - 1) / CT_MVQ_NR1;
+    p->groups[2] = nbatch;
+}
+
+static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    const mm_kernels k = kernels_for(a->type);
+    const size_t ne00 = (size_t)a->ne[0], ne01 = (size_t)a->ne[1], ne11 = (size_t)b->ne[1];
+    const size_t nbatch = (size_t)b->ne[2] * (size_t)b->ne[3];
+    const bool is_float = a->type == CT_TYPE_F32 || a->type == CT_TYPE_F16 || a->type == CT_TYPE_BF16;
+    *p = (mm_plan){.local = {1, 1, 1}};
+    if (b->nb[0] != sizeof(float)) {
+        p->id = k.row;
+        p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, ROW_WG);
+        p->groups[0] = ne01, p->groups[1] = ne11, p->groups[2] = nbatch;
+        p->scratch = p->local[0] * sizeof(float);
+    } else if (is_float && ne00 == 4) {
+        p->id = k.c4;
+        p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, C4_WG);
+        p->groups[0] = (ne01 + p->local[0] - 1) / p->local[0], p->groups[1] = (ne11 + 3) / 4, p->groups[2] = nbatch;
+        p->scratch = sizeof(float);
+    } else if (ne11 >= MM_MIN_NE11 && ct_ocl_enc_clamp_wg(enc, k.mm, MM_WG) == MM_WG) {
+        const bool big = ne01 >= MM128_MIN_NE01 && ne11 >= MM128_MIN_NE11 && mm128_usable(enc, k.mm128);
+        const size_t tile = big ? MM128_TILE : MM_TILE;
+        p->id = big ? k.mm128 : k.mm;
+        p->local[0] = MM_WG;
+        p->groups[0] = (ne01 + tile - 1) / tile, p->groups[1] = (ne11 + tile - 1) / tile, p->groups[2] = nbatch;
+        p->scratch = (big ? CT_MMT_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
+    } else if (mvq_applies(enc, a, &k)) {
+        plan_mvq(enc, node, &k, p);
+    } else {
+        p->id = k.mv;
+        local_rows(ct_ocl_enc_clamp_wg(enc, p->id, MV_WG), (ne00 + 7) / 8, p->local);
+        const size_t rows_per_group = CT_MV_NR0 * p->local[1];
+        p->groups[0] = (ne01 + rows_per_group - 1) / rows_per_group;
+        p->groups[1] = (ne11 + CT_MV_NR1 - 1) / CT_MV_NR1;
+        p->groups[2] = nbatch;
+        const size_t floats = CT_MV_NR0 * CT_MV_NR1 * p->local[0] * p->local[1];
+        p->scratch = (floats < 16 ? 16 : floats) * sizeof(float); /* IQ4_NL's table */
+    }
+}
+
+ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes) {
+    CT_ASSERT(ct_ocl_mul_mat_supported(enc->be->dev, node));
+    *bytes = 0;
+    if (ct_is_empty(node)) return CT_OK;
+    mm_plan p;
+    plan(enc, node, &p);
+    if (p.mvq) *bytes = p.work_bytes;
+    return enc->st;
+}
+
+ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
+    CT_ASSERT(ct_ocl_mul_mat_supported(enc->be->dev, node));
+    *n_nodes = 1;
+    if (ct_is_empty(node)) return CT_OK;
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    mm_plan p;
+    plan(enc, node, &p);
+    const ct_mul_mat_args args = {
+        .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
+        .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2], .nb13 = b->nb[3],
+        .nb1 = node->nb[1], .nb2 = node->nb[2], .nb3 = node->nb[3],
+        .work_rows = p.mvq ? (uint64_t)b->ne[1] * (uint64_t)b->ne[2] * (uint64_t)b->ne[3] : 0,
+        .ne00 = (int32_t)a->ne[0], .ne01 = (int32_t)a->ne[1], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
+        .r2 = (int32_t)(b->ne[2] / a->ne[2]), .r3 = (int32_t)(b->ne[3] / a->ne[3]),
+        .q6_k = a->type == CT_TYPE_Q6_K, /* the work layout follows src0's units */
+    };
+    if (!p.mvq) {
+        ct_ocl_enc_kernel(enc, p.id);
+        ct_ocl_arg_tensor(enc, a, "src0");
+        ct_ocl_arg_tensor(enc, b, "src1");
+        ct_ocl_arg_tensor(enc, node, "dst");
+        ct_ocl_arg_bytes(enc, &args, sizeof args);
+        ct_ocl_arg_local(enc, p.scratch);
+        ct_ocl_enc_dispatch(enc, p.groups, p.local);
+        return enc->st;
+    }
+
+    /* src1 into 8-bit blocks in the work memory, four values a work-item ... */
+    const cl_mem work = ct_ocl_enc_work(enc, p.work_bytes);
+    const size_t qy_local[3] = {CT_QY_WG, 1, 1};
+    const size_t qy_groups[3] = {((size_t)a->ne[0] / 4 + CT_QY_WG - 1) / CT_QY_WG, (size_t)b->ne[1],
+                                 (size_t)b->ne[2] * (size_t)b->ne[3]};
+    ct_ocl_enc_kernel(enc, CT_OCL_K_QUANTIZE_QY);
+    ct_ocl_arg_tensor(enc, b, "src1");
+    ct_ocl_arg_mem(enc, work);
+    ct_ocl_arg_bytes(enc, &args, sizeof args);
+    ct_ocl_enc_dispatch(enc, qy_groups, qy_local);
+    /* ... then the integer-dot mat-vec */
+    ct_ocl_enc_kernel(enc, p.id);
+    ct_ocl_arg_tensor(enc, a, "src0");
+    ct_ocl_arg_mem(enc, work);
+    ct_ocl_arg_tensor(enc, node, "dst");
+    ct_ocl_arg_bytes(enc, &args, sizeof args);
+    ct_ocl_arg_local(enc, p.scratch);
+    ct_ocl_enc_dispatch(enc, p.groups, p.local);
+    return enc->st;
+}

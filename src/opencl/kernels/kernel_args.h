@@ -1,0 +1,169 @@
+/* What the encoders (C) and the kernels (OpenCL C) must agree on, declared once and
+ * included by both: the encoders #include it, library.c puts it first in every program.
+ *
+ * Scalar arguments of the kernel families with many of them travel as one struct
+ * passed by value (OpenCL 1.2 allows structs as kernel arguments). The layouts hold
+ * on both sides by construction: fixed-width fields, 8-byte ones first, then 4-byte
+ * ones, padded to a multiple of 8 bytes by hand, so no compiler inserts padding; the
+ * sizes are asserted on both sides, the offsets of the first 4-byte field on the C side
+ * and where the OpenCL compiler has __builtin_offsetof (clang-based ones) on that side. */
+#ifndef CT_OPENCL_KERNEL_ARGS_H
+#define CT_OPENCL_KERNEL_ARGS_H
+
+#ifdef __OPENCL_VERSION__
+typedef ulong ct_u64;
+typedef long ct_i64;
+typedef uint ct_u32;
+typedef int ct_i32;
+typedef float ct_f32;
+#define CT_ARGS_ASSERT(name, cond) typedef char ct_args_assert_##name[(cond) ? 1 : -1]
+#if defined(__clang__)
+#define CT_ARGS_OFFSET_ASSERT(name, type, field, off) CT_ARGS_ASSERT(name, __builtin_offsetof(type, field) == (off))
+#else
+#define CT_ARGS_OFFSET_ASSERT(name, type, field, off)
+#endif
+#else
+#include <stddef.h>
+#include <stdint.h>
+typedef uint64_t ct_u64;
+typedef int64_t ct_i64;
+typedef uint32_t ct_u32;
+typedef int32_t ct_i32;
+typedef float ct_f32;
+#define CT_ARGS_ASSERT(name, cond) _Static_assert(cond, #name)
+#define CT_ARGS_OFFSET_ASSERT(name, type, field, off) CT_ARGS_ASSERT(name, offsetof(type, field) == (off))
+#endif
+
+/* ---- constants -------------------------------------------------------------------- */
+
+/* mul_mat.cl: the mat-vec's src0 rows per local row and src1 rows per work-group; the
+ * 128x128 tiled kernel's k step and local row (its local memory: A and B [BK][LD], and
+ * IQ4_NL's table of 16 floats). */
+#define CT_MV_NR0 2
+#define CT_MV_NR1 4
+#define CT_MMT_BK 16
+#define CT_MMT_LD (128 + 4)
+#define CT_MMT_LOCAL_FLOATS (2 * CT_MMT_BK * CT_MMT_LD + 16)
+/* mul_mvq.cl: src0 rows per team, src1 rows per work-group, work-items of a team, src0
+ * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items). */
+#define CT_MVQ_NR0 2
+#define CT_MVQ_NR1 8
+#define CT_MVQ_TEAM 32
+#define CT_MVQ_UNIT 64
+#define CT_QY_WG 64
+/* The 32-bit words a lane of a team loads per chunk and row, for chunks of chunk_bytes
+ * (CT_MVQ_TEAM units of a row). */
+#define CT_MVQ_LANE_WORDS(chunk_bytes) (((chunk_bytes) + 4 * CT_MVQ_TEAM - 1) / (4 * CT_MVQ_TEAM))
+
+/* The row engine (get_rows.cl, set_rows.cl, cpy.cl): how a job's row i1 of slice
+ * (i2, i3) maps; the most units a work-item of ct_rows8 and ct_rows_staged takes
+ * (ct_rows4: 4) and of ct_cpy_rows_raw; ct_cpy_flat's most 16-byte chunks a work-item;
+ * ct_quant_rows' largest local size (its local arrays are sized for it; IQ4_NL's is
+ * smaller), its slice (local sizes are multiples of it) and the blocks a team takes
+ * (ct_quant_rows_wide: CT_QT_NPER_WIDE); ct_rows_staged's local array in 16-byte words
+ * (1024 units of Q8_K: 16 blocks of 292 bytes). */
+#define CT_ROWS_CPY 0
+#define CT_ROWS_GET 1
+#define CT_ROWS_SET 2
+#define CT_ROWS_NPER 8
+#define CT_CPY_NPER 4
+#define CT_CPY_FLAT_MAX 8
+#define CT_QT_WG 256
+#define CT_QT_WG_IQ4_NL 128
+#define CT_QT_SLICE 32
+#define CT_QT_NPER 2
+#define CT_QT_NPER_WIDE 4
+#define CT_STAGE_WORDS 292
+
+/* cpy.cl's unit kinds. */
+#define CT_CPY_RAW 0
+#define CT_CPY_CONVERT 1
+#define CT_CPY_QUANT 2
+#define CT_CPY_DEQ 3
+
+/* ---- argument structs -------------------------------------------------------------- */
+
+/* NORM, RMS_NORM, L2_NORM and GROUP_NORM (norm.cl): src0 [ne00, ne01, ne02, ...] with
+ * strides nb00.., dst's strides nb0..; nrows rows in all; GROUP_NORM's channels (dim 2)
+ * per group. */
+typedef struct ct_norm_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_i32 ne00, ne01, ne02, nrows;
+    ct_i32 channels_per_group;
+    ct_f32 eps;
+} ct_norm_args;
+CT_ARGS_ASSERT(norm_args_size, sizeof(ct_norm_args) == 88);
+CT_ARGS_OFFSET_ASSERT(norm_args_ne00, ct_norm_args, ne00, 64);
+
+/* SUM_ROWS and MEAN (sum_rows.cl): as ct_norm_args, dst's rows one element. */
+typedef struct ct_sum_rows_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb1, nb2, nb3;
+    ct_i32 ne00, ne01, ne02, nrows;
+} ct_sum_rows_args;
+CT_ARGS_ASSERT(sum_rows_args_size, sizeof(ct_sum_rows_args) == 72);
+CT_ARGS_OFFSET_ASSERT(sum_rows_args_ne00, ct_sum_rows_args, ne00, 56);
+
+/* MUL_MAT (mul_mat.cl, mul_mvq.cl): dst[r0, r1, i12, i13] = sum_k src0[k, r0, i12/r2,
+ * i13/r3] * src1[k, r1, i12, i13]. The 8-bit path reads src1 as work_rows rows
+ * quantized into the work memory by ct_quantize_qy (q6_k: in Q6_K's units). */
+typedef struct ct_mul_mat_args {
+    ct_u64 nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12, nb13;
+    ct_u64 nb1, nb2, nb3;
+    ct_u64 work_rows;
+    ct_i32 ne00, ne01, ne11, ne12;
+    ct_i32 r2, r3;
+    ct_i32 q6_k;
+    ct_i32 pad0;
+} ct_mul_mat_args;
+CT_ARGS_ASSERT(mul_mat_args_size, sizeof(ct_mul_mat_args) == 120);
+CT_ARGS_OFFSET_ASSERT(mul_mat_args_ne00, ct_mul_mat_args, ne00, 88);
+
+/* GET_ROWS's kernels ct_get_rows_<t> (get_rows.cl): dst row i10 of slice (i11, i12) from
+ * src0 row src1[i10, i11, i12]; src0 [ne00, ne01, ...], ne10 indices a slice; whether
+ * src0's and dst's elements are 4-byte aligned. */
+typedef struct ct_get_rows_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_i64 ne00, ne01, ne10;
+    ct_i32 src_aligned, dst_aligned;
+} ct_get_rows_args;
+CT_ARGS_ASSERT(get_rows_args_size, sizeof(ct_get_rows_args) == 120);
+CT_ARGS_OFFSET_ASSERT(get_rows_args_src_aligned, ct_get_rows_args, src_aligned, 112);
+
+/* SET_ROWS's kernels ct_set_rows_<t> (set_rows.cl): src0 row i01 of slice (i02, i03) into
+ * dst row src1[i01, i02 % ne11, i03 % ne12] (< ne1); nk0 units a row (elements, or blocks
+ * of a block type); is64: I64 indices; src_f16: an F16 source; whether src0's elements and
+ * dst's are aligned to their size. */
+typedef struct ct_set_rows_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12;
+    ct_u64 nb1, nb2, nb3;
+    ct_i64 nk0, ne01, ne11, ne12, ne1;
+    ct_i32 is64, src_f16, src_aligned, dst_aligned;
+} ct_set_rows_args;
+CT_ARGS_ASSERT(set_rows_args_size, sizeof(ct_set_rows_args) == 136);
+CT_ARGS_OFFSET_ASSERT(set_rows_args_is64, ct_set_rows_args, is64, 120);
+
+/* The row engine's fast kernels, ct_rows4/ct_rows8/ct_rows_staged (get_rows.cl) and
+ * ct_quant_rows (set_rows.cl): rows (i1 < nr1, i2, i3) of ne0 elements (ct_quant_rows:
+ * ne0 counts 32-blocks), in nseg segments of nper units a work-item; source row
+ * strides nb01..nb03, destination nb1..nb3; mode CT_ROWS_*, the index tensor's
+ * (is64, its dims 1 and 2, strides nb10..nb12) and the bound lim of indexed rows;
+ * type the destination's (ct_rows*) or source's (ct_quant_rows) ct_type. */
+typedef struct ct_rows_args {
+    ct_i64 ne0, nr1, nseg;
+    ct_u64 nb01, nb02, nb03;
+    ct_u64 nb1, nb2, nb3;
+    ct_i64 ne11, ne12;
+    ct_u64 nb10, nb11, nb12;
+    ct_i64 lim;
+    ct_i32 nper, mode, is64, type;
+} ct_rows_args;
+CT_ARGS_ASSERT(rows_args_size, sizeof(ct_rows_args) == 136);
+CT_ARGS_OFFSET_ASSERT(rows_args_nper, ct_rows_args, nper, 120);
+
+#endif
