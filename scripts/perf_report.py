@@ -16,7 +16,7 @@ platform does not read as ggml's CUDA backend). --png needs matplotlib (exit 2 w
 message when it is missing: apt install python3-matplotlib or pip install matplotlib).
 
 Reads `ct-ops perf --json` (JSON Lines, schema 1; also the earlier records without a
-schema field, such as the runs in docs/perf/).
+schema field, such as runs made before schema 1).
 """
 import argparse
 import json

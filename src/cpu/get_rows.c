@@ -129,7 +129,7 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
 
     /* packed rows of block types, and of F32/F16/BF16 into a destination past the caches, go
      * through the prefetching, streaming loop (never slower on the 2-core test machine, and F16
-     * 1.2x faster in some of its states: docs/perf/NOTES-cpu.md); I32 and strided rows do not */
+     * 1.2x faster in some of its states: docs/TUNING.md, CPU: streamed stores); I32 and strided rows do not */
     const int64_t blck = ct_type_block_size(type);
     const size_t ts = ct_type_size(type);
     const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;

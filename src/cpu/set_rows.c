@@ -179,7 +179,7 @@ void ct_cpu_set_rows(const ct_cpu_params *params, ct_tensor *dst) {
 
     /* packed, aligned F32 rows: with prefetches of the next row, streamed into a destination past
      * the caches (F32 into F32 too there: never slower on the 2-core test machine, and 1.4x faster
-     * in some of its states, docs/perf/NOTES-cpu.md; into a smaller F32 destination the hardware
+     * in some of its states, docs/TUNING.md, CPU: streamed stores; into a smaller F32 destination the hardware
      * prefetchers keep up) */
     const ct_quantize_fn quant = ct_get_quantize_fn(dst->type);
     const int64_t blck = ct_type_block_size(dst->type);

@@ -53,8 +53,8 @@ static inline void ct_cpu_stream_copy(void *out, const void *buf, size_t bytes) 
 }
 
 /* memcpy of non-overlapping bytes with non-temporal stores for the whole 64-byte lines of out
- * (glibc's memcpy ran 1.2-1.8x slower than this on the 2-core Zen 4 test machine, docs/PERF.md
- * CPU session 13); the partial lines at either end go through memcpy. */
+ * (glibc's memcpy ran 1.2-1.8x slower than this on the 2-core Zen 4 test machine, docs/TUNING.md,
+ * CPU: streamed stores); the partial lines at either end go through memcpy. */
 static inline void ct_cpu_stream_memcpy(void *out, const void *in, size_t bytes) {
     char *d = out;
     const char *s = in;

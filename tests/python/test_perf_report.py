@@ -1,6 +1,6 @@
 """scripts/perf_report.py: the Markdown table and the PNG chart from `ct-ops perf --json`
 (a short real run on the CPU, and hand-written records in the earlier schema-less
-form of docs/perf/), a plain device label for OpenCL devices, and a clear message
+form of the runs made before schema 1), a plain device label for OpenCL devices, and a clear message
 with exit status 2 instead of a traceback when matplotlib is missing."""
 import importlib.util
 import json

@@ -1,4 +1,4 @@
-/* ct-ops case lists (SPEC.md section 7.5 plus edge cases) and the graphs they build. */
+/* ct-ops case lists (docs/TESTING.md, Case lists) and the graphs they build. */
 #include "ct_ops.h"
 
 #include <math.h>
@@ -39,7 +39,7 @@ bool cto_kind_exact(cto_kind kind) {
     }
 }
 
-/* SPEC.md section 7.2's thresholds. */
+/* docs/TESTING.md, Thresholds. */
 double cto_kind_max_nmse(cto_kind kind) {
     switch (kind) {
     case CTO_CPY: case CTO_CAST: return 1e-6;

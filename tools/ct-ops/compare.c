@@ -1,4 +1,4 @@
-/* ct-ops test: every case on a tested device and its baseline, node by node (SPEC.md section 7.2). */
+/* ct-ops test: every case on a tested device and its baseline, node by node (docs/TESTING.md, How ct-ops test compares). */
 #include "ct_ops.h"
 
 #include <float.h>
@@ -102,7 +102,7 @@ static void compare_node(const cto_case *c, const ct_tensor *ta, const ct_tensor
         ref += (double)fb[i] * (double)fb[i];
     }
     if (!exact) {
-        /* normalized by the baseline's output (DESIGN.md: the reference) */
+        /* normalized by the baseline's output (docs/TESTING.md, How ct-ops test compares) */
         double nmse = err == 0.0 ? 0.0 : (ref > 0.0 ? err / ref : INFINITY);
         if (nmse > r->nmse) r->nmse = nmse;
         if (!(nmse <= thr)) {

@@ -11,7 +11,7 @@ static void put_f16(uint8_t *p, float x) {
 }
 
 /* Formats without a quantizer get random bytes with their scale fields made
- * small and finite (offsets from SPEC.md section 3.5), so dequantized values are sane. */
+ * small and finite (offsets from docs/QUANTIZATION.md, Block layouts), so dequantized values are sane. */
 static void fix_block_scales(ct_type type, uint8_t *blk, cto_rng *rng) {
     float d = cto_rng_float(rng, -0.01f, 0.01f), dm = cto_rng_float(rng, 0.0f, 0.01f);
     switch (type) {

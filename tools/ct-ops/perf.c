@@ -1,4 +1,4 @@
-/* ct-ops perf: time per case, bandwidth beside the device's own copy bandwidth (SPEC.md section 7.4). */
+/* ct-ops perf: time per case, bandwidth beside the device's own copy bandwidth (docs/TESTING.md, How ct-ops perf measures). */
 #include "ct_ops.h"
 
 #include <math.h>
