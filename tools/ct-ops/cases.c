@@ -579,7 +579,8 @@ void cto_cases_perf(cto_case_list *l, double s) {
     }
     add_simple(l, CTO_MEAN, CT_TYPE_F32, 256, 256, 3, 1, NULL);
 
-    /* MUL_MAT: SPEC's list over all types, then the big square F32/F16/Q4_0 ones */
+    /* MUL_MAT: ggml's test-backend-ops list over all types (docs/TESTING.md, Case lists),
+     * then the big square F32/F16/Q4_0 ones */
     static const int64_t mm_n[7] = {1, 2, 3, 4, 5, 8, 512};
     int64_t mm_m = sc(4096, s, 16, 16);
     for (int ni = 0; ni < 7; ni++)
