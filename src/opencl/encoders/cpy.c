@@ -238,29 +238,19 @@ ct_status ct_ocl_encode_cpy(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
         nseg = (nk + seglen - 1) / seglen;
     }
 
+    const ct_cpy_args args = {
+        .nb00 = src->nb[0], .nb01 = src->nb[1], .nb02 = src->nb[2], .nb03 = src->nb[3],
+        .nb0 = node->nb[0], .nb1 = node->nb[1], .nb2 = node->nb[2], .nb3 = node->nb[3],
+        .ne00 = src->ne[0], .ne01 = src->ne[1], .ne02 = src->ne[2],
+        .ne0 = dflat ? n_el : node->ne[0], .ne1 = dflat ? 1 : node->ne[1], .ne2 = dflat ? 1 : node->ne[2],
+        .q = q, .nk = nk, .nseg = nseg, .seglen = seglen,
+        .dflat = dflat, .dshift = log2_of(bd), .mode = mode, .stype = (int32_t)st, .dtype = (int32_t)dt,
+        .ts = ts, .salign = ct_ocl_alignment(s_addr, src->nb, 8), .dalign = ct_ocl_alignment(d_addr, node->nb, 8),
+    };
     ct_ocl_enc_kernel(enc, kid);
     ct_ocl_arg_tensor(enc, src, "src0");
     ct_ocl_arg_tensor(enc, node, "dst");
-    ct_ocl_arg_i64(enc, src->ne[0]);
-    ct_ocl_arg_i64(enc, src->ne[1]);
-    ct_ocl_arg_i64(enc, src->ne[2]);
-    for (int k = 0; k < 4; k++) ct_ocl_arg_u64(enc, src->nb[k]);
-    ct_ocl_arg_i64(enc, dflat ? n_el : node->ne[0]);
-    ct_ocl_arg_i64(enc, dflat ? 1 : node->ne[1]);
-    ct_ocl_arg_i64(enc, dflat ? 1 : node->ne[2]);
-    for (int k = 0; k < 4; k++) ct_ocl_arg_u64(enc, node->nb[k]);
-    ct_ocl_arg_i32(enc, dflat);
-    ct_ocl_arg_i32(enc, log2_of(bd));
-    ct_ocl_arg_i32(enc, mode);
-    ct_ocl_arg_i32(enc, (int32_t)st);
-    ct_ocl_arg_i32(enc, (int32_t)dt);
-    ct_ocl_arg_i64(enc, q);
-    ct_ocl_arg_u32(enc, ts);
-    ct_ocl_arg_i64(enc, nk);
-    ct_ocl_arg_i64(enc, nseg);
-    ct_ocl_arg_i64(enc, seglen);
-    ct_ocl_arg_u32(enc, ct_ocl_alignment(s_addr, src->nb, 8));
-    ct_ocl_arg_u32(enc, ct_ocl_alignment(d_addr, node->nb, 8));
+    ct_ocl_arg_bytes(enc, &args, sizeof args);
     const size_t local[3] = {nth, nrptg, 1};
     const size_t groups[3] = {(((size_t)src->ne[1] + nrptg - 1) / nrptg) * (size_t)nseg, (size_t)src->ne[2],
                               (size_t)src->ne[3]};

@@ -78,10 +78,13 @@ void ct_deq16(int t, const __global uchar *b, int il, float *y) {
     }
 }
 
-__kernel void ct_cpy(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, long ne00, long ne01,
-                     long ne02, ulong nb00, ulong nb01, ulong nb02, ulong nb03, long ne0, long ne1, long ne2,
-                     ulong nb0, ulong nb1, ulong nb2, ulong nb3, int dflat, int dshift, int mode, int stype,
-                     int dtype, long q, uint ts, long nk, long nseg, long seglen, uint salign, uint dalign) {
+__kernel void ct_cpy(__global const uchar *s0, ulong s0_offs, __global uchar *d, ulong d_offs, const ct_cpy_args a) {
+    const long ne00 = a.ne00, ne01 = a.ne01, ne02 = a.ne02, ne0 = a.ne0, ne1 = a.ne1, ne2 = a.ne2;
+    const ulong nb00 = a.nb00, nb01 = a.nb01, nb02 = a.nb02, nb03 = a.nb03;
+    const ulong nb0 = a.nb0, nb1 = a.nb1, nb2 = a.nb2, nb3 = a.nb3;
+    const int dflat = a.dflat, dshift = a.dshift, mode = a.mode, stype = a.stype, dtype = a.dtype;
+    const long q = a.q, nk = a.nk, nseg = a.nseg, seglen = a.seglen;
+    const uint ts = a.ts, salign = a.salign, dalign = a.dalign;
     const long gx = get_group_id(0);
     const long i01 = (gx / nseg) * (long)get_local_size(1) + (long)get_local_id(1);
     if (i01 >= ne01) return;

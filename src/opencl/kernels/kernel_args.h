@@ -148,6 +148,23 @@ typedef struct ct_set_rows_args {
 CT_ARGS_ASSERT(set_rows_args_size, sizeof(ct_set_rows_args) == 136);
 CT_ARGS_OFFSET_ASSERT(set_rows_args_is64, ct_set_rows_args, is64, 120);
 
+/* CPY's general kernel ct_cpy (cpy.cl): src0 [ne00, ne01, ne02, ...] with strides nb00..,
+ * dst [ne0, ne1, ne2, ...] with strides nb0.. (dflat: dst contiguous, taken as one flat
+ * row of 2^dshift-element blocks); mode CT_CPY_*; q elements a unit (ts: the unit's bytes
+ * for RAW, the source block size for DEQ); nk units a row in nseg segments of seglen;
+ * salign/dalign the alignments the tensors' elements have. */
+typedef struct ct_cpy_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_i64 ne00, ne01, ne02;
+    ct_i64 ne0, ne1, ne2;
+    ct_i64 q, nk, nseg, seglen;
+    ct_i32 dflat, dshift, mode, stype, dtype;
+    ct_u32 ts, salign, dalign;
+} ct_cpy_args;
+CT_ARGS_ASSERT(cpy_args_size, sizeof(ct_cpy_args) == 176);
+CT_ARGS_OFFSET_ASSERT(cpy_args_dflat, ct_cpy_args, dflat, 144);
+
 /* The row engine's fast kernels, ct_rows4/ct_rows8/ct_rows_staged (get_rows.cl) and
  * ct_quant_rows (set_rows.cl): rows (i1 < nr1, i2, i3) of ne0 elements (ct_quant_rows:
  * ne0 counts 32-blocks), in nseg segments of nper units a work-item; source row
