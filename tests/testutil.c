@@ -17,7 +17,22 @@ static const char *tu_name = "test";
 /* Atomic so that tests may draw random numbers and CHECK from several threads. */
 static _Atomic uint64_t tu_state;
 
+/* The environment as the test started. tu_run_self passes this copy to its children:
+ * ocl-icd splits OCL_ICD_FILENAMES in place when OpenCL is first used, so the live
+ * environment can list fewer drivers by then (seen on a machine whose
+ * OCL_ICD_FILENAMES named PoCL and NVIDIA's driver). */
+static char **tu_environ;
+
+static void tu_save_environ(void) {
+    if (tu_environ) return;
+    size_t n = 0;
+    while (environ[n]) n++;
+    tu_environ = calloc(n + 1, sizeof *tu_environ);
+    for (size_t i = 0; tu_environ && i < n; i++) tu_environ[i] = strdup(environ[i]); /* NULL ends it early */
+}
+
 void tu_init(const char *test_name) {
+    tu_save_environ();
     tu_name = test_name;
     const char *env = getenv("CT_TEST_SEED");
     uint64_t seed = env ? strtoull(env, NULL, 0) : ((uint64_t)time(NULL) ^ (uint64_t)clock() << 20);
@@ -84,8 +99,9 @@ size_t tu_page_size(void) {
 void tu_run_self(const char *what, const char *name, const char *value, const char *const *args) {
     /* The environment is built before the fork: the parent has the driver's threads, so
      * the child only calls execve. */
+    char **const start_env = tu_environ ? tu_environ : environ;
     size_t n_env = 0, name_len = strlen(name);
-    while (environ[n_env]) n_env++;
+    while (start_env[n_env]) n_env++;
     char **env = calloc(n_env + 2, sizeof *env);
     char *var = NULL;
     const char *argv[8] = {"child"};
@@ -96,7 +112,7 @@ void tu_run_self(const char *what, const char *name, const char *value, const ch
     }
     size_t k = 0;
     for (size_t i = 0; i < n_env; i++)
-        if (strncmp(environ[i], name, name_len) != 0 || environ[i][name_len] != '=') env[k++] = environ[i];
+        if (strncmp(start_env[i], name, name_len) != 0 || start_env[i][name_len] != '=') env[k++] = start_env[i];
     if (value) {
         size_t len = name_len + strlen(value) + 2;
         var = malloc(len);
