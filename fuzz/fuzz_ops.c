@@ -146,7 +146,8 @@ static void check_result(const ct_context *ctx, const ct_tensor *t, const char *
 typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
-    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW, C_COUNT
+    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_COUNT
 } ctor;
 
 static const struct {
@@ -177,6 +178,10 @@ static const struct {
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
     [C_TENSOR_NEW] = {"ct_tensor_new", CT_OP_NONE},
+    [C_UNARY] = {"ct_unary", CT_OP_UNARY},
+    [C_XIELU] = {"ct_xielu", CT_OP_UNARY},
+    [C_SCALE] = {"ct_scale", CT_OP_SCALE},
+    [C_SCALE_BIAS] = {"ct_scale_bias", CT_OP_SCALE},
 };
 
 static void check_every_op_built(void) {
@@ -262,6 +267,17 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     case C_RESHAPE_2D: {
         int64_t ne0 = pick_extent(r, bs);
         return ct_reshape_2d(ctx, a, ne0, pick_extent(r, 1));
+    }
+    case C_UNARY: return ct_unary(ctx, a, (ct_unary_op)((int8_t)u8(r) % 26));
+    case C_XIELU: {
+        const float alpha_n = pick_eps(r), alpha_p = pick_eps(r);
+        const float beta = (float)(int8_t)u8(r) / 16.0f;
+        return ct_xielu(ctx, a, alpha_n, alpha_p, beta, -pick_eps(r));
+    }
+    case C_SCALE: return ct_scale(ctx, a, (float)(int8_t)u8(r) / 8.0f);
+    case C_SCALE_BIAS: {
+        float s = (float)(int8_t)u8(r) / 8.0f;
+        return ct_scale_bias(ctx, a, s, (float)(int8_t)u8(r) / 8.0f);
     }
     case C_TENSOR_NEW:
     case C_COUNT: break;

@@ -257,6 +257,11 @@ static float ctg_param_f32(const struct ggml_tensor *t, int i) {
     return f;
 }
 
+/* UNARY's op_params[0] passes through: ct_unary_op numbers the sub-ops as ggml does. */
+_Static_assert(CT_UNARY_OP_GELU == (int)GGML_UNARY_OP_GELU && CT_UNARY_OP_XIELU == (int)GGML_UNARY_OP_XIELU &&
+                   CT_UNARY_OP_TRUNC == (int)GGML_UNARY_OP_TRUNC && CT_UNARY_OP_COUNT == (int)GGML_UNARY_OP_COUNT,
+               "ct_unary_op differs from ggml_unary_op");
+
 /* A compute node as the ctensor op that computes the same bytes, or NULL when
  * ctensor has no such op or refuses its operands. */
 static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
@@ -293,6 +298,17 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_GROUP_NORM: r = ct_group_norm(c, s[0], node->op_params[0], ctg_param_f32(node, 1)); break;
     case GGML_OP_SUM_ROWS: r = ct_sum_rows(c, s[0]); break;
     case GGML_OP_MEAN: r = ct_mean(c, s[0]); break;
+    case GGML_OP_UNARY:
+        if (node->op_params[0] == GGML_UNARY_OP_XIELU) {
+            /* ct_xielu derives op_params[1..2] from alpha_n and alpha_p; ggml stored them
+             * derived already, so this node is rebuilt and its op_params set to ggml's. */
+            r = ct_xielu(c, s[0], 0.0f, 0.0f, ctg_param_f32(node, 3), ctg_param_f32(node, 4));
+            if (r) memcpy(&r->op_params[1], &node->op_params[1], 2 * sizeof(int32_t));
+        } else {
+            r = ct_unary(c, s[0], (ct_unary_op)node->op_params[0]);
+        }
+        break;
+    case GGML_OP_SCALE: r = ct_scale_bias(c, s[0], ctg_param_f32(node, 0), ctg_param_f32(node, 1)); break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

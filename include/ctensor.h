@@ -235,7 +235,9 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(VIEW,       "VIEW",       1, view)          \
     X(RESHAPE,    "RESHAPE",    1, view)          \
     X(PERMUTE,    "PERMUTE",    1, view)          \
-    X(TRANSPOSE,  "TRANSPOSE",  1, view)
+    X(TRANSPOSE,  "TRANSPOSE",  1, view)          \
+    X(UNARY,      "UNARY",      0, unary)         \
+    X(SCALE,      "SCALE",      0, scale)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -395,6 +397,50 @@ CT_API ct_tensor *ct_group_norm(ct_context *ctx, ct_tensor *a, int n_groups, flo
 CT_API ct_tensor *ct_sum_rows(ct_context *ctx, ct_tensor *a);
 /* Mean of each row: [1, ne1, ne2, ne3] F32. */
 CT_API ct_tensor *ct_mean(ct_context *ctx, ct_tensor *a);
+
+/* UNARY's sub-ops, numbered as ggml's enum ggml_unary_op (op_params[0] of a UNARY node). */
+typedef enum ct_unary_op {
+    CT_UNARY_OP_ABS,
+    CT_UNARY_OP_SGN,
+    CT_UNARY_OP_NEG,
+    CT_UNARY_OP_STEP,
+    CT_UNARY_OP_TANH,
+    CT_UNARY_OP_ELU,
+    CT_UNARY_OP_RELU,
+    CT_UNARY_OP_SIGMOID,
+    CT_UNARY_OP_GELU,
+    CT_UNARY_OP_GELU_QUICK,
+    CT_UNARY_OP_SILU,
+    CT_UNARY_OP_HARDSWISH,
+    CT_UNARY_OP_HARDSIGMOID,
+    CT_UNARY_OP_EXP,
+    CT_UNARY_OP_EXPM1,
+    CT_UNARY_OP_SOFTPLUS,
+    CT_UNARY_OP_GELU_ERF,
+    CT_UNARY_OP_XIELU,
+    CT_UNARY_OP_FLOOR,
+    CT_UNARY_OP_CEIL,
+    CT_UNARY_OP_ROUND,
+    CT_UNARY_OP_TRUNC,
+    CT_UNARY_OP_COUNT,
+} ct_unary_op;
+
+/* "ABS", "GELU", ... as ggml_unary_op_name spells them; "INVALID" outside the enum. */
+CT_API const char *ct_unary_op_name(ct_unary_op op);
+/* Element-wise op of a (docs/TENSORS.md, Unary): a new contiguous tensor of a's type
+ * and shape, op UNARY, op_params[0] = op. a is F32 or F16 (the types every backend
+ * computes) with contiguous rows (nb[0] the type size, or ne[0] == 1); any strides
+ * for dims 1..3. op is any sub-op but CT_UNARY_OP_XIELU (use ct_xielu). */
+CT_API ct_tensor *ct_unary(ct_context *ctx, ct_tensor *a, ct_unary_op op);
+/* UNARY XIELU with ggml_xielu's parameters: op_params[1] = beta + softplus(alpha_n),
+ * [2] = softplus(alpha_p), [3] = beta, [4] = eps (softplus(x)
+ * = logf(1 + expf(x)), x itself above 20, in float as ggml). The four must be finite. */
+CT_API ct_tensor *ct_xielu(ct_context *ctx, ct_tensor *a, float alpha_n, float alpha_p, float beta, float eps);
+/* y = a*s (ct_scale) or a*s + b (ct_scale_bias), op SCALE with op_params[0] = s,
+ * [1] = b: a new contiguous tensor of a's type and shape. a is F32 or F16 with
+ * packed elements (nb[0] the type size); any strides for dims 1..3. */
+CT_API ct_tensor *ct_scale(ct_context *ctx, ct_tensor *a, float s);
+CT_API ct_tensor *ct_scale_bias(ct_context *ctx, ct_tensor *a, float s, float b);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static ct_context *ctx;
 
@@ -351,6 +352,78 @@ static void test_sum_rows(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mean: a is NULL");
 }
 
+static void test_unary(void) {
+    CHECK(strcmp(ct_unary_op_name(CT_UNARY_OP_ABS), "ABS") == 0 && strcmp(ct_unary_op_name(CT_UNARY_OP_GELU), "GELU") == 0);
+    CHECK(strcmp(ct_unary_op_name(CT_UNARY_OP_GELU_ERF), "GELU_ERF") == 0);
+    CHECK(strcmp(ct_unary_op_name(CT_UNARY_OP_TRUNC), "TRUNC") == 0 && CT_UNARY_OP_TRUNC == 21);
+    CHECK(strcmp(ct_unary_op_name(CT_UNARY_OP_COUNT), "INVALID") == 0);
+    CHECK(strcmp(ct_unary_op_name((ct_unary_op)-1), "INVALID") == 0);
+    for (int op = 0; op < CT_UNARY_OP_COUNT; op++) {
+        if (op == CT_UNARY_OP_XIELU) continue;
+        ct_tensor *a = T4(op % 2 ? CT_TYPE_F16 : CT_TYPE_F32, 7, 3, 2, 1);
+        ct_tensor *r = ct_unary(ctx, a, (ct_unary_op)op);
+        CHECK(fresh(r, a->type, 7, 3, 2, 1) && r->op == CT_OP_UNARY && srcs_are(r, a, NULL) &&
+              r->op_params[0] == op && params_zero_from(r, 1));
+    }
+    ct_tensor *a = T4(CT_TYPE_F32, 6, 4, 3, 2);
+    /* rows of a view, and one-element rows of a transpose */
+    CHECK(fresh(ct_unary(ctx, ct_view_3d(ctx, a, 3, 2, 3, a->nb[1], a->nb[2], 4), CT_UNARY_OP_SILU), CT_TYPE_F32, 3,
+                2, 3, 1));
+    CHECK(fresh(ct_unary(ctx, ct_view_2d(ctx, a, 1, 5, a->nb[1], 0), CT_UNARY_OP_RELU), CT_TYPE_F32, 1, 5, 1, 1));
+    CHECK(fresh(ct_unary(ctx, T4(CT_TYPE_F16, 0, 3, 1, 1), CT_UNARY_OP_EXP), CT_TYPE_F16, 0, 3, 1, 1));
+    ct_tensor *r = ct_xielu(ctx, a, 0.8f, 0.8f, 0.5f, -1e-6f);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_UNARY && r->op_params[0] == CT_UNARY_OP_XIELU);
+    CHECK(r && ct_op_param_f32(r, 1) == 0.5f + logf(1.0f + expf(0.8f)) && ct_op_param_f32(r, 2) == logf(1.0f + expf(0.8f)));
+    CHECK(r && ct_op_param_f32(r, 3) == 0.5f && ct_op_param_f32(r, 4) == -1e-6f && params_zero_from(r, 5));
+    CHECK(r && ct_op_param_f32(ct_xielu(ctx, a, 30.0f, 25.0f, 0.0f, 0.0f), 2) == 25.0f);
+
+    CHECK(ct_unary(ctx, ct_transpose(ctx, a), CT_UNARY_OP_GELU) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: src nb[0]=24 but its rows must be packed (nb[0]=4)");
+    CHECK(ct_unary(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1), CT_UNARY_OP_GELU) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: src type=bf16 but must be f32 or f16");
+    CHECK(ct_unary(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), CT_UNARY_OP_NEG) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: src type=q8_0 but must be f32 or f16");
+    CHECK(ct_unary(ctx, a, CT_UNARY_OP_XIELU) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: op=17 but must be a ct_unary_op other than XIELU (17)");
+    CHECK(ct_unary(ctx, a, CT_UNARY_OP_COUNT) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: op=22 but must be");
+    CHECK(ct_unary(ctx, a, (ct_unary_op)-1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: op=-1 but must be");
+    CHECK(ct_unary(NULL, a, CT_UNARY_OP_ABS) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: ctx is NULL");
+    CHECK(ct_unary(ctx, NULL, CT_UNARY_OP_ABS) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_unary: a is NULL");
+    CHECK(ct_xielu(ctx, a, NAN, 0.8f, 0.5f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_xielu: alpha_n=nan alpha_p=0.8 beta=0.5 eps=0 but must be finite");
+    CHECK(ct_xielu(ctx, a, 0.8f, 0.8f, 0.5f, INFINITY) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_xielu: alpha_n=0.8 alpha_p=0.8 beta=0.5 eps=inf but must be finite");
+    CHECK(ct_xielu(ctx, T4(CT_TYPE_I32, 4, 1, 1, 1), 0.8f, 0.8f, 0.5f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_xielu: src type=i32 but must be f32 or f16");
+}
+
+static void test_scale(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 6, 4, 3, 2);
+    ct_tensor *r = ct_scale(ctx, a, 2.5f);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_SCALE && srcs_are(r, a, NULL));
+    CHECK(r && ct_op_param_f32(r, 0) == 2.5f && r->op_params[1] == 0 && params_zero_from(r, 2));
+    r = ct_scale_bias(ctx, T4(CT_TYPE_F16, 5, 3, 1, 1), -0.5f, 3.0f);
+    CHECK(fresh(r, CT_TYPE_F16, 5, 3, 1, 1) && r->op == CT_OP_SCALE);
+    CHECK(r && ct_op_param_f32(r, 0) == -0.5f && ct_op_param_f32(r, 1) == 3.0f && params_zero_from(r, 2));
+    CHECK(fresh(ct_scale(ctx, ct_view_2d(ctx, a, 3, 5, a->nb[1], 8), 2.0f), CT_TYPE_F32, 3, 5, 1, 1));
+    CHECK(fresh(ct_scale(ctx, T4(CT_TYPE_F32, 0, 2, 1, 1), 2.0f), CT_TYPE_F32, 0, 2, 1, 1));
+
+    CHECK(ct_scale(ctx, ct_transpose(ctx, a), 2.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_scale: src nb[0]=24 but its rows must be packed (nb[0]=4)");
+    CHECK(ct_scale_bias(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1), 2.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_scale_bias: src type=bf16 but must be f32 or f16");
+    CHECK(ct_scale(ctx, T4(CT_TYPE_Q4_0, 32, 1, 1, 1), 2.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_scale: src type=q4_0 but must be f32 or f16");
+    CHECK(ct_scale(NULL, a, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_scale: ctx is NULL");
+    CHECK(ct_scale_bias(ctx, NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_scale_bias: a is NULL");
+}
+
 /* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
  * consumes nothing; in a no_alloc context results have no data. */
 static void test_arena_full(void) {
@@ -402,6 +475,8 @@ int main(void) {
     test_copies();
     test_norms();
     test_sum_rows();
+    test_unary();
+    test_scale();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

@@ -162,6 +162,8 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_GROUP_NORM] = {ct_cpu_norm_supported, NULL, ct_cpu_norm},
     [CT_OP_SUM_ROWS] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
     [CT_OP_MEAN] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
+    [CT_OP_UNARY] = {ct_cpu_unary_supported, NULL, ct_cpu_unary},
+    [CT_OP_SCALE] = {ct_cpu_scale_supported, NULL, ct_cpu_scale},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

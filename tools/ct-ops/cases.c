@@ -44,6 +44,8 @@ double cto_kind_max_nmse(cto_kind kind) {
     switch (kind) {
     case CTO_CPY: case CTO_CAST: return 1e-6;
     case CTO_MUL_MAT: return 5e-4;
+    /* the CPU's GELU and GELU_QUICK on F32 round through fp16 as ggml-cpu's (docs/TENSORS.md) */
+    case CTO_UNARY: return 1e-5;
     default: return 1e-7;
     }
 }
@@ -124,6 +126,13 @@ static void case_name(cto_case *c) {
     case CTO_SUM_ROWS: case CTO_MEAN:
         if (c->use_per) snprintf(body, sizeof body, "type=%s,ne=%s,permute=%s", ta, ne, p1);
         else snprintf(body, sizeof body, "type=%s,ne=%s", ta, ne);
+        break;
+    case CTO_UNARY:
+        snprintf(body, sizeof body, "op=%s,type=%s,ne=%s,v=%d,permute=%s,range=[%g,%g]", ct_unary_op_name((ct_unary_op)c->uop),
+                 ta, ne, c->v, p1, (double)c->lo, (double)c->hi);
+        break;
+    case CTO_SCALE:
+        snprintf(body, sizeof body, "type=%s,ne=%s,v=%d,scale=%g,bias=%g", ta, ne, c->v, (double)c->s, (double)c->bias);
         break;
     case CTO_CHAIN:
         snprintf(body, sizeof body, "op=RMS_NORM,ne0=%lld,nodes=%lld", (long long)c->ne[0], (long long)c->n);
@@ -258,6 +267,32 @@ static void add_group_norm(cto_case_list *l, int64_t ne0, int64_t ne1, int64_t n
     set4(c.ne, ne0, ne1, ne2, ne3);
     c.n_groups = groups;
     c.eps = eps;
+    add(l, c);
+}
+
+static void add_unary(cto_case_list *l, int uop, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool v,
+                      const int *per, float lo, float hi) {
+    cto_case c = base_case(CTO_UNARY);
+    c.ta = t;
+    c.uop = uop;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    c.v = v;
+    if (per) { setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
+    c.lo = lo;
+    c.hi = hi;
+    add(l, c);
+}
+
+static void add_scale(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool v, float s,
+                      float bias) {
+    cto_case c = base_case(CTO_SCALE);
+    c.ta = t;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    c.v = v;
+    c.s = s;
+    c.bias = bias;
+    c.lo = -4.0f;
+    c.hi = 4.0f;
     add(l, c);
 }
 
@@ -519,6 +554,38 @@ void cto_cases_test(cto_case_list *l) {
     add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 10, 5, 4, 3, P1023);
     add_simple(l, CTO_MEAN, CT_TYPE_F32, 10, 5, 4, 3, P0213);
     add_simple(l, CTO_SUM_ROWS, CT_TYPE_F32, 0, 3, 2, 1, NULL);
+
+    /* UNARY: every sub-op on F32 and F16, packed, a view with strided rows, rows of a
+     * permuted tensor, odd and one-element rows; ranges that reach GELU's +-10 cut-offs,
+     * SOFTPLUS's 20 and (F32) large exponents */
+    for (int op = 0; op < CT_UNARY_OP_COUNT; op++) {
+        for (int ti = 0; ti < 2; ti++) {
+            const ct_type t = ti ? CT_TYPE_F16 : CT_TYPE_F32;
+            const bool exp_like = op == CT_UNARY_OP_EXP || op == CT_UNARY_OP_EXPM1;
+            const float r = exp_like && t == CT_TYPE_F16 ? 10.0f : 4.0f;
+            add_unary(l, op, t, 128, 2, 2, 2, false, NULL, -r, r);
+            add_unary(l, op, t, 5, 7, 11, 3, true, NULL, -r, r);
+            add_unary(l, op, t, 10, 5, 4, 3, false, P0213, -r, r);
+            add_unary(l, op, t, 1, 3, 1, 1, false, NULL, -r, r);
+            add_unary(l, op, t, 4097, 3, 1, 1, false, NULL, exp_like && t == CT_TYPE_F16 ? -10.0f : -25.0f,
+                      exp_like && t == CT_TYPE_F16 ? 10.0f : 25.0f);
+        }
+    }
+    add_unary(l, CT_UNARY_OP_EXP, CT_TYPE_F32, 256, 3, 1, 1, false, NULL, -80.0f, 80.0f);
+    add_unary(l, CT_UNARY_OP_GELU, CT_TYPE_F32, 256, 3, 1, 1, false, P0321, -150.0f, 150.0f);
+    add_unary(l, CT_UNARY_OP_GELU_QUICK, CT_TYPE_F16, 256, 3, 1, 1, false, NULL, -150.0f, 150.0f);
+    add_unary(l, CT_UNARY_OP_SILU, CT_TYPE_F32, 0, 3, 2, 1, false, NULL, -4.0f, 4.0f);
+
+    /* SCALE: with and without bias, F32 and F16, views, odd and one-element rows */
+    add_scale(l, CT_TYPE_F32, 10, 10, 10, 10, false, 2.0f, 0.0f);
+    add_scale(l, CT_TYPE_F32, 10, 10, 10, 10, false, 2.0f, 1.0f);
+    add_scale(l, CT_TYPE_F32, 100, 10, 10, 10, false, 0.5f, 0.0f);
+    add_scale(l, CT_TYPE_F32, 33, 6, 4, 2, true, -1.5f, 0.25f);
+    add_scale(l, CT_TYPE_F16, 10, 10, 10, 10, false, 2.0f, 1.0f);
+    add_scale(l, CT_TYPE_F16, 33, 6, 4, 2, true, 0.125f, -3.0f);
+    add_scale(l, CT_TYPE_F32, 1, 5, 1, 1, false, 3.0f, -1.0f);
+    add_scale(l, CT_TYPE_F32, 4097, 3, 1, 1, false, 1e-3f, 0.0f);
+    add_scale(l, CT_TYPE_F32, 0, 3, 1, 1, false, 2.0f, 1.0f);
 }
 
 /* ---- perf list ------------------------------------------------------------ */
@@ -771,6 +838,18 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
             else if (c->kind == CTO_RMS_NORM) outs[i] = chk(b, ct_rms_norm(ctx, x, c->eps));
             else if (c->kind == CTO_L2_NORM) outs[i] = chk(b, ct_l2_norm(ctx, x, c->eps));
             else outs[i] = chk(b, ct_group_norm(ctx, x, c->n_groups, c->eps));
+        }
+        break;
+    case CTO_UNARY: case CTO_SCALE:
+        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x && c->v)
+            x = chk(b, ct_view_4d(ctx, x, (x->ne[0] + 1) / 2, (x->ne[1] + 1) / 2, (x->ne[2] + 1) / 2,
+                                  (x->ne[3] + 1) / 2, x->nb[1], x->nb[2], x->nb[3], 0));
+        if (x && c->use_per) x = permute(b, x, c->per);
+        for (int i = 0; x && i < n_rep; i++) {
+            if (c->kind == CTO_SCALE) outs[i] = chk(b, ct_scale_bias(ctx, x, c->s, c->bias));
+            else if (c->uop == CT_UNARY_OP_XIELU) outs[i] = chk(b, ct_xielu(ctx, x, 0.8f, 0.8f, 0.5f, -1e-6f));
+            else outs[i] = chk(b, ct_unary(ctx, x, (ct_unary_op)c->uop));
         }
         break;
     case CTO_CHAIN:

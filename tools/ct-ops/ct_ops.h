@@ -94,6 +94,8 @@ typedef struct cto_case {
     bool use_per, use_per2, v;
     float eps;
     int n_groups;
+    int uop;               /* UNARY: the ct_unary_op */
+    float s, bias;         /* SCALE's op_params */
     float lo, hi;          /* input range */
     bool flops;            /* perf: report FLOP/s instead of GB/s */
     char name[560];

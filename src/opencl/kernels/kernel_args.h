@@ -183,4 +183,17 @@ typedef struct ct_rows_args {
 CT_ARGS_ASSERT(rows_args_size, sizeof(ct_rows_args) == 136);
 CT_ARGS_OFFSET_ASSERT(rows_args_nper, ct_rows_args, nper, 120);
 
+/* UNARY and SCALE (unary.cl): src0 [ne00, ne01, ne02, ...] with strides nb00..,
+ * dst's strides nb0..; n = ne00 * nrows elements in all, one a work-item. UNARY: op is
+ * the ct_unary_op, p[0..3] XIELU's op_params[1..4]; SCALE: p[0] = s, p[1] = b. */
+typedef struct ct_unary_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_u64 n;
+    ct_i32 ne00, ne01, ne02, op;
+    ct_f32 p[4];
+} ct_unary_args;
+CT_ARGS_ASSERT(unary_args_size, sizeof(ct_unary_args) == 104);
+CT_ARGS_OFFSET_ASSERT(unary_args_ne00, ct_unary_args, ne00, 72);
+
 #endif

@@ -1,0 +1,53 @@
+/* SCALE on F32 and F16 rows, threaded over rows: y = x*s + b in float (product, then
+ * sum; -ffp-contract=off keeps them two roundings), F16 converted through float. */
+#include "cpu/cpu_ops.h"
+#include "types/types_internal.h"
+
+#include <string.h>
+
+bool ct_cpu_scale_supported(const ct_tensor *op) {
+    if (!op || op->op != CT_OP_SCALE) return false;
+    const ct_tensor *a = op->src[0];
+    return a && (a->type == CT_TYPE_F32 || a->type == CT_TYPE_F16) && op->type == a->type && ct_are_same_shape(a, op);
+}
+
+void ct_cpu_scale(const ct_cpu_params *params, ct_tensor *dst) {
+    if (ct_is_empty(dst)) return;
+    const ct_tensor *a = dst->src[0];
+    const int64_t ne00 = a->ne[0], ne01 = a->ne[1], ne02 = a->ne[2];
+    float s, b;
+    memcpy(&s, &dst->op_params[0], sizeof s);
+    memcpy(&b, &dst->op_params[1], sizeof b);
+    const bool f32 = a->type == CT_TYPE_F32, bias = b != 0.0f; /* ggml adds no zero bias: -0 stays -0 */
+    const size_t nb00 = a->nb[0], nb0 = dst->nb[0];
+    const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
+    const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i01 = r % ne01, i02 = (r / ne01) % ne02, i03 = r / (ne01 * ne02);
+        const char *x = (const char *)a->data + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2] + (size_t)i03 * a->nb[3];
+        char *y = (char *)dst->data + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2] + (size_t)i03 * dst->nb[3];
+        if (f32 && nb00 == sizeof(float) && nb0 == sizeof(float)) {
+            /* packed rows: a loop the compiler vectorizes (x and y may be the same row) */
+            for (int64_t i = 0; i < ne00; i++) {
+                float v;
+                memcpy(&v, x + (size_t)i * sizeof(float), sizeof v);
+                v = bias ? v * s + b : v * s;
+                memcpy(y + (size_t)i * sizeof(float), &v, sizeof v);
+            }
+        } else if (f32) {
+            for (int64_t i = 0; i < ne00; i++) {
+                float v;
+                memcpy(&v, x + (size_t)i * nb00, sizeof v);
+                v = bias ? v * s + b : v * s;
+                memcpy(y + (size_t)i * nb0, &v, sizeof v);
+            }
+        } else {
+            for (int64_t i = 0; i < ne00; i++) {
+                ct_fp16 h;
+                memcpy(&h, x + (size_t)i * nb00, sizeof h);
+                h = ct_fp32_to_fp16_inline(bias ? ct_fp16_to_fp32_inline(h) * s + b : ct_fp16_to_fp32_inline(h) * s);
+                memcpy(y + (size_t)i * nb0, &h, sizeof h);
+            }
+        }
+    }
+}
