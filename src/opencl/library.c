@@ -54,6 +54,13 @@ enum {
     LOG_IN_MESSAGE = 360, /* the status message holds 512 bytes in all */
 };
 
+/* A program's sources and the prelude fit the arrays compose() fills: a build error, not
+ * a crash at start-up, when a list outgrows them. */
+_Static_assert(sizeof library_sources / sizeof *library_sources < MAX_SOURCES,
+               "library_sources has MAX_SOURCES files or more: raise MAX_SOURCES");
+_Static_assert(sizeof mvq_sources / sizeof *mvq_sources < MAX_SOURCES,
+               "mvq_sources has MAX_SOURCES files or more: raise MAX_SOURCES");
+
 /* Cache file layout: this header, then `size` bytes of program binary. */
 static const char CACHE_MAGIC[8] = {'C', 'T', 'O', 'C', 'L', 'B', 'C', '1'};
 typedef struct cache_header {
@@ -574,8 +581,8 @@ static bool compose(const ct_ocl_device *dev, const char *fn, const char *prelud
                     size_t n_names, const char **srcs, size_t *lens, cl_uint *n) {
     srcs[0] = prelude;
     lens[0] = strlen(prelude);
-    CT_ASSERT(n_names < MAX_SOURCES);
-    for (size_t i = 0; i < n_names && i + 1 < MAX_SOURCES; i++) {
+    CT_ASSERT(n_names < MAX_SOURCES); /* the static asserts below MAX_SOURCES hold it */
+    for (size_t i = 0; i < n_names; i++) {
         if (!ct_ocl_find_source(names[i], &srcs[i + 1], &lens[i + 1])) {
             ct_fail(CT_DEVICE_ERROR, "%s: device %s: the kernel source %s was not embedded at build time", fn,
                     dev->name, names[i]);
