@@ -146,7 +146,8 @@ static void check_result(const ct_context *ctx, const ct_tensor *t, const char *
 typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
-    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW, C_COUNT
+    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1,
+    C_COUNT
 } ctor;
 
 static const struct {
@@ -177,6 +178,11 @@ static const struct {
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
     [C_TENSOR_NEW] = {"ct_tensor_new", CT_OP_NONE},
+    [C_ADD] = {"ct_add", CT_OP_ADD},
+    [C_SUB] = {"ct_sub", CT_OP_SUB},
+    [C_MUL] = {"ct_mul", CT_OP_MUL},
+    [C_DIV] = {"ct_div", CT_OP_DIV},
+    [C_ADD1] = {"ct_add1", CT_OP_ADD1},
 };
 
 static void check_every_op_built(void) {
@@ -263,6 +269,11 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
         int64_t ne0 = pick_extent(r, bs);
         return ct_reshape_2d(ctx, a, ne0, pick_extent(r, 1));
     }
+    case C_ADD: return ct_add(ctx, a, pick(r, ts, n));
+    case C_SUB: return ct_sub(ctx, a, pick(r, ts, n));
+    case C_MUL: return ct_mul(ctx, a, pick(r, ts, n));
+    case C_DIV: return ct_div(ctx, a, pick(r, ts, n));
+    case C_ADD1: return ct_add1(ctx, a, pick(r, ts, n));
     case C_TENSOR_NEW:
     case C_COUNT: break;
     }

@@ -94,6 +94,11 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_GROUP_NORM] = {ct_ref_norm_supported, ct_ref_norm},
     [CT_OP_SUM_ROWS] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
     [CT_OP_MEAN] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
+    [CT_OP_ADD] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_SUB] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_MUL] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_DIV] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_ADD1] = {ct_ref_binary_supported, ct_ref_binary},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */
