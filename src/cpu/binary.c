@@ -1,8 +1,10 @@
 /* ADD, SUB, MUL, DIV, ADD1: dst = src0 op src1 with src1 repeated, computed in float and
  * rounded to dst's type, threaded over dst's rows. All-F32 rows of unit stride take one
  * pass of vectorized loops over the src1 row (the broadcast rows of transformer graphs,
- * [n, rows] op [n, 1]); anything else goes through float chunks. */
+ * [n, rows] op [n, 1]), with non-temporal stores for outputs past the caches (stream.h);
+ * anything else goes through float chunks. */
 #include "cpu/cpu_ops.h"
+#include "cpu/stream.h"
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
@@ -117,6 +119,33 @@ static void row_f32(const bin_fns *f, int64_t ne0, int64_t ne10, const float *x,
     }
 }
 
+/* row_f32 for outputs past the caches (stream.h): CT_CPU_STREAM_FLOATS results at a time
+ * into an L1 buffer, streamed out with non-temporal stores. z is 16-byte aligned. */
+static void row_f32_stream(const bin_fns *f, int64_t ne0, int64_t ne10, const float *x, const float *y, float *z) {
+    float buf[CT_CPU_STREAM_FLOATS], yb[CT_CPU_STREAM_FLOATS];
+    int64_t i10 = 0;
+    for (int64_t i0 = 0; i0 < ne0; i0 += CT_CPU_STREAM_FLOATS) {
+        const int64_t n = ne0 - i0 < CT_CPU_STREAM_FLOATS ? ne0 - i0 : CT_CPU_STREAM_FLOATS;
+        if (ne10 == 1) {
+            f->vs(buf, x + i0, y[0], n);
+        } else if (ne10 == ne0) {
+            f->vv(buf, x + i0, y + i0, n);
+        } else {
+            for (int64_t k = 0; k < n;) {
+                const int64_t m = n - k < ne10 - i10 ? n - k : ne10 - i10;
+                memcpy(yb + k, y + i10, (size_t)m * sizeof(float));
+                k += m;
+                i10 += m;
+                if (i10 == ne10) i10 = 0;
+            }
+            f->vv(buf, x + i0, yb, n);
+        }
+        const size_t bytes = (size_t)n * sizeof(float), whole = bytes & ~(size_t)15;
+        ct_cpu_stream_copy(z + i0, buf, whole);
+        if (whole < bytes) memcpy((char *)(z + i0) + whole, (const char *)buf + whole, bytes - whole);
+    }
+}
+
 static bool unit_f32(const ct_tensor *t) {
     return t->type == CT_TYPE_F32 && t->nb[0] == sizeof(float) &&
            ((uintptr_t)t->data | t->nb[1] | t->nb[2] | t->nb[3]) % _Alignof(float) == 0;
@@ -130,6 +159,10 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t ne0 = a->ne[0], ne1 = a->ne[1], ne2 = a->ne[2];
     const int64_t ne10 = b->ne[0], ne11 = b->ne[1], ne12 = b->ne[2], ne13 = b->ne[3];
     const bool fast = unit_f32(a) && unit_f32(b) && unit_f32(dst);
+    /* every row of a large output starts 16-byte aligned and never is src0 itself */
+    const bool stream = fast && ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES && dst->data != a->data &&
+                        ((uintptr_t)dst->data | dst->nb[1] | dst->nb[2] | dst->nb[3]) % 16 == 0 &&
+                        ct_cpu_stream_ok(dst->data);
 
     const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
     const int64_t r0 = ith * per + (ith < rem ? ith : rem);
@@ -140,8 +173,9 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
         const char *y = (const char *)b->data + (size_t)(i1 % ne11) * b->nb[1] + (size_t)(i2 % ne12) * b->nb[2] +
                         (size_t)(i3 % ne13) * b->nb[3];
         char *z = (char *)dst->data + (size_t)i1 * dst->nb[1] + (size_t)i2 * dst->nb[2] + (size_t)i3 * dst->nb[3];
-        if (fast) row_f32(&f, ne0, ne10, (const float *)(const void *)x, (const float *)(const void *)y,
-                          (float *)(void *)z);
+        const float *xf = (const float *)(const void *)x, *yf = (const float *)(const void *)y;
+        if (stream) row_f32_stream(&f, ne0, ne10, xf, yf, (float *)(void *)z);
+        else if (fast) row_f32(&f, ne0, ne10, xf, yf, (float *)(void *)z);
         else row_general(&f, a, b, dst, x, y, z);
         if (++i1 == ne1) {
             i1 = 0;
@@ -151,4 +185,5 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
             }
         }
     }
+    if (stream) ct_cpu_stream_fence();
 }
