@@ -147,7 +147,7 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_COUNT
 } ctor;
 
 static const struct {
@@ -182,6 +182,11 @@ static const struct {
     [C_XIELU] = {"ct_xielu", CT_OP_UNARY},
     [C_SCALE] = {"ct_scale", CT_OP_SCALE},
     [C_SCALE_BIAS] = {"ct_scale_bias", CT_OP_SCALE},
+    [C_ADD] = {"ct_add", CT_OP_ADD},
+    [C_SUB] = {"ct_sub", CT_OP_SUB},
+    [C_MUL] = {"ct_mul", CT_OP_MUL},
+    [C_DIV] = {"ct_div", CT_OP_DIV},
+    [C_ADD1] = {"ct_add1", CT_OP_ADD1},
 };
 
 static void check_every_op_built(void) {
@@ -279,6 +284,11 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
         float s = (float)(int8_t)u8(r) / 8.0f;
         return ct_scale_bias(ctx, a, s, (float)(int8_t)u8(r) / 8.0f);
     }
+    case C_ADD: return ct_add(ctx, a, pick(r, ts, n));
+    case C_SUB: return ct_sub(ctx, a, pick(r, ts, n));
+    case C_MUL: return ct_mul(ctx, a, pick(r, ts, n));
+    case C_DIV: return ct_div(ctx, a, pick(r, ts, n));
+    case C_ADD1: return ct_add1(ctx, a, pick(r, ts, n));
     case C_TENSOR_NEW:
     case C_COUNT: break;
     }

@@ -273,7 +273,12 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     switch (node->op) {
     case GGML_OP_CPY:
     case GGML_OP_GET_ROWS:
-    case GGML_OP_MUL_MAT: n_src = 2; break;
+    case GGML_OP_MUL_MAT:
+    case GGML_OP_ADD:
+    case GGML_OP_SUB:
+    case GGML_OP_MUL:
+    case GGML_OP_DIV:
+    case GGML_OP_ADD1: n_src = 2; break;
     case GGML_OP_SET_ROWS: n_src = 3; break;
     default: break;
     }
@@ -309,6 +314,11 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
         }
         break;
     case GGML_OP_SCALE: r = ct_scale_bias(c, s[0], ctg_param_f32(node, 0), ctg_param_f32(node, 1)); break;
+    case GGML_OP_ADD: r = ct_add(c, s[0], s[1]); break;
+    case GGML_OP_SUB: r = ct_sub(c, s[0], s[1]); break;
+    case GGML_OP_MUL: r = ct_mul(c, s[0], s[1]); break;
+    case GGML_OP_DIV: r = ct_div(c, s[0], s[1]); break;
+    case GGML_OP_ADD1: r = ct_add1(c, s[0], s[1]); break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

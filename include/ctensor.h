@@ -237,7 +237,12 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(PERMUTE,    "PERMUTE",    1, view)          \
     X(TRANSPOSE,  "TRANSPOSE",  1, view)          \
     X(UNARY,      "UNARY",      0, unary)         \
-    X(SCALE,      "SCALE",      0, scale)
+    X(SCALE,      "SCALE",      0, scale)         \
+    X(ADD,        "ADD",        0, binary)        \
+    X(SUB,        "SUB",        0, binary)        \
+    X(MUL,        "MUL",        0, binary)        \
+    X(DIV,        "DIV",        0, binary)        \
+    X(ADD1,       "ADD1",       0, binary)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -397,6 +402,19 @@ CT_API ct_tensor *ct_group_norm(ct_context *ctx, ct_tensor *a, int n_groups, flo
 CT_API ct_tensor *ct_sum_rows(ct_context *ctx, ct_tensor *a);
 /* Mean of each row: [1, ne1, ne2, ne3] F32. */
 CT_API ct_tensor *ct_mean(ct_context *ctx, ct_tensor *a);
+/* Elementwise a + b, a - b, a * b, a / b with b repeated over a (docs/TENSORS.md,
+ * Binary ops): every a->ne[i] a multiple of b->ne[i] (b empty only when a is), the
+ * result a new tensor of a's shape and type, element (i0..i3) computed in float from
+ * a's element and b's (i0 % b->ne[0], ..., i3 % b->ne[3]), rounded to a's type. Types
+ * (a, b): (f32, f32), (f16, f16), (f16, f32). a and b may be any views (permuted,
+ * overlapping each other). No op_params. */
+CT_API ct_tensor *ct_add(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_sub(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_mul(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_div(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+/* a + b for a scalar b (one element): the types of ct_add; a must be padded 1-d as
+ * ggml_add1 asks (nb[0] the type size, nb[2] == nb[1]*ne[1], nb[3] == nb[2]*ne[2]). */
+CT_API ct_tensor *ct_add1(ct_context *ctx, ct_tensor *a, ct_tensor *b);
 
 /* UNARY's sub-ops, numbered as ggml's enum ggml_unary_op (op_params[0] of a UNARY node). */
 typedef enum ct_unary_op {

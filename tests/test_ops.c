@@ -424,6 +424,96 @@ static void test_scale(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_scale_bias: a is NULL");
 }
 
+typedef ct_tensor *(*binary_fn)(ct_context *, ct_tensor *, ct_tensor *);
+
+static void test_binary(void) {
+    static const struct {
+        binary_fn fn;
+        ct_op op;
+        const char *name;
+    } ops[] = {{ct_add, CT_OP_ADD, "ct_add"}, {ct_sub, CT_OP_SUB, "ct_sub"}, {ct_mul, CT_OP_MUL, "ct_mul"},
+               {ct_div, CT_OP_DIV, "ct_div"}};
+    char msg[256];
+    ct_tensor *a = T4(CT_TYPE_F32, 8, 6, 4, 2);
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++) {
+        binary_fn fn = ops[k].fn;
+        /* same shape, broadcast rows, a scalar, every dim repeated */
+        ct_tensor *b = T4(CT_TYPE_F32, 8, 6, 4, 2);
+        ct_tensor *r = fn(ctx, a, b);
+        CHECK(fresh(r, CT_TYPE_F32, 8, 6, 4, 2) && r->op == ops[k].op && srcs_are(r, a, b) && params_zero_from(r, 0));
+        CHECK(fresh(fn(ctx, a, T4(CT_TYPE_F32, 8, 1, 1, 1)), CT_TYPE_F32, 8, 6, 4, 2));
+        CHECK(fresh(fn(ctx, a, T4(CT_TYPE_F32, 1, 1, 1, 1)), CT_TYPE_F32, 8, 6, 4, 2));
+        CHECK(fresh(fn(ctx, a, T4(CT_TYPE_F32, 4, 3, 2, 1)), CT_TYPE_F32, 8, 6, 4, 2));
+        CHECK(fresh(fn(ctx, a, T4(CT_TYPE_F32, 1, 6, 1, 2)), CT_TYPE_F32, 8, 6, 4, 2));
+        /* the type pairs; the result has a's type */
+        ct_tensor *h = T4(CT_TYPE_F16, 8, 6, 1, 1);
+        CHECK(fresh(fn(ctx, h, T4(CT_TYPE_F16, 8, 1, 1, 1)), CT_TYPE_F16, 8, 6, 1, 1));
+        CHECK(fresh(fn(ctx, h, T4(CT_TYPE_F32, 8, 6, 1, 1)), CT_TYPE_F16, 8, 6, 1, 1));
+        /* views: a permuted src1, a permuted src0, overlapping views of one tensor */
+        ct_tensor *pb = ct_permute(ctx, T4(CT_TYPE_F32, 6, 4, 8, 1), 1, 2, 0, 3); /* [8,6,4,1] */
+        CHECK(fresh(fn(ctx, a, pb), CT_TYPE_F32, 8, 6, 4, 2));
+        ct_tensor *pa = ct_transpose(ctx, a); /* [6,8,4,2] */
+        CHECK(fresh(fn(ctx, pa, T4(CT_TYPE_F32, 6, 1, 4, 1)), CT_TYPE_F32, 6, 8, 4, 2));
+        ct_tensor *v0 = ct_view_2d(ctx, a, 8, 3, a->nb[1], 0), *v1 = ct_view_2d(ctx, a, 8, 3, a->nb[1], a->nb[1]);
+        CHECK(fresh(fn(ctx, v0, v1), CT_TYPE_F32, 8, 3, 1, 1));
+        /* empty: b empty with a empty; a empty with b not */
+        CHECK(fresh(fn(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1), T4(CT_TYPE_F32, 0, 1, 1, 1)), CT_TYPE_F32, 0, 3, 1, 1));
+        CHECK(fresh(fn(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1), T4(CT_TYPE_F32, 4, 1, 1, 1)), CT_TYPE_F32, 0, 3, 1, 1));
+
+        CHECK(fn(ctx, a, T4(CT_TYPE_F32, 3, 1, 1, 1)) == NULL);
+        snprintf(msg, sizeof msg, "%s: b ne=[3,1,1,1] does not repeat to a ne=[8,6,4,2]", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, T4(CT_TYPE_F32, 8, 1, 1, 1), T4(CT_TYPE_F32, 8, 2, 1, 1)) == NULL);
+        snprintf(msg, sizeof msg, "%s: b ne=[8,2,1,1] does not repeat to a ne=[8,1,1,1]", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, T4(CT_TYPE_F32, 4, 1, 1, 1), T4(CT_TYPE_F32, 0, 1, 1, 1)) == NULL);
+        snprintf(msg, sizeof msg, "%s: b ne=[0,1,1,1] does not repeat to a ne=[4,1,1,1]", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, a, T4(CT_TYPE_F16, 8, 1, 1, 1)) == NULL);
+        snprintf(msg, sizeof msg,
+                 "%s: a type=f32 and b type=f16 but must be f32 and f32, f16 and f16, or f16 and f32", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, T4(CT_TYPE_BF16, 8, 1, 1, 1), T4(CT_TYPE_BF16, 8, 1, 1, 1)) == NULL);
+        snprintf(msg, sizeof msg, "%s: a type=bf16 and b type=bf16", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), T4(CT_TYPE_F32, 32, 1, 1, 1)) == NULL);
+        snprintf(msg, sizeof msg, "%s: a type=q8_0 and b type=f32", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(NULL, a, a) == NULL);
+        snprintf(msg, sizeof msg, "%s: ctx is NULL", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, NULL, a) == NULL);
+        snprintf(msg, sizeof msg, "%s: a is NULL", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+        CHECK(fn(ctx, a, NULL) == NULL);
+        snprintf(msg, sizeof msg, "%s: b is NULL", ops[k].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, msg);
+    }
+
+    /* ADD1: a scalar b of any shape of one element; a padded 1-d */
+    ct_tensor *s = T4(CT_TYPE_F32, 1, 1, 1, 1);
+    ct_tensor *r = ct_add1(ctx, a, s);
+    CHECK(fresh(r, CT_TYPE_F32, 8, 6, 4, 2) && r->op == CT_OP_ADD1 && srcs_are(r, a, s) && params_zero_from(r, 0));
+    CHECK(fresh(ct_add1(ctx, T4(CT_TYPE_F16, 5, 3, 1, 1), T4(CT_TYPE_F16, 1, 1, 1, 1)), CT_TYPE_F16, 5, 3, 1, 1));
+    CHECK(fresh(ct_add1(ctx, T4(CT_TYPE_F16, 5, 3, 1, 1), s), CT_TYPE_F16, 5, 3, 1, 1));
+    CHECK(fresh(ct_add1(ctx, ct_view_2d(ctx, a, 4, 6, a->nb[1], 0), s), CT_TYPE_F32, 4, 6, 1, 1));
+    CHECK(fresh(ct_add1(ctx, T4(CT_TYPE_F32, 0, 2, 1, 1), s), CT_TYPE_F32, 0, 2, 1, 1));
+    CHECK(ct_add1(ctx, a, T4(CT_TYPE_F32, 2, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: b ne=[2,1,1,1] but must be a scalar (one element)");
+    CHECK(ct_add1(ctx, a, T4(CT_TYPE_F32, 0, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: b ne=[0,1,1,1] but must be a scalar");
+    CHECK(ct_add1(ctx, ct_transpose(ctx, a), s) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: a nb=[32,4,192,768] but must be padded 1-d");
+    CHECK(ct_add1(ctx, ct_view_3d(ctx, a, 8, 3, 2, a->nb[1], a->nb[2], 0), s) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: a nb=[4,32,192,384] but must be padded 1-d");
+    CHECK(ct_add1(ctx, a, T4(CT_TYPE_F16, 1, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: a type=f32 and b type=f16 but must be");
+    CHECK(ct_add1(ctx, NULL, s) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: a is NULL");
+    CHECK(ct_add1(ctx, a, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: b is NULL");
+}
+
 /* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
  * consumes nothing; in a no_alloc context results have no data. */
 static void test_arena_full(void) {
@@ -448,6 +538,10 @@ static void test_arena_full(void) {
     CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_rms_norm: context arena full");
     CHECK(ct_sum_rows(c, a) == NULL);
     CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_sum_rows: context arena full");
+    CHECK(ct_add(c, a, a) == NULL);
+    CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_add: context arena full");
+    CHECK(ct_add1(c, a, ct_view_1d(NULL, a, 1, 0)) == NULL); /* the view fails first: b NULL */
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: b is NULL");
     CHECK(ct_transpose(c, a) == NULL);
     CHECK_ERROR(CT_OUT_OF_MEMORY, "ct_transpose: context arena full");
     CHECK(ct_context_used(c) == ct_context_size(c));
@@ -477,6 +571,7 @@ int main(void) {
     test_sum_rows();
     test_unary();
     test_scale();
+    test_binary();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

@@ -164,6 +164,11 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_MEAN] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
     [CT_OP_UNARY] = {ct_cpu_unary_supported, NULL, ct_cpu_unary},
     [CT_OP_SCALE] = {ct_cpu_scale_supported, NULL, ct_cpu_scale},
+    [CT_OP_ADD] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
+    [CT_OP_SUB] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
+    [CT_OP_MUL] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
+    [CT_OP_DIV] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
+    [CT_OP_ADD1] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

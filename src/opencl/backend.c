@@ -94,6 +94,11 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_MEAN] = {ct_ocl_sum_rows_supported, ct_ocl_encode_sum_rows},
     [CT_OP_UNARY] = {ct_ocl_unary_supported, ct_ocl_encode_unary},
     [CT_OP_SCALE] = {ct_ocl_scale_supported, ct_ocl_encode_scale},
+    [CT_OP_ADD] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
+    [CT_OP_SUB] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
+    [CT_OP_MUL] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
+    [CT_OP_DIV] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
+    [CT_OP_ADD1] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

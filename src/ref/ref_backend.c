@@ -96,6 +96,11 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_MEAN] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
     [CT_OP_UNARY] = {ct_ref_unary_supported, ct_ref_unary},
     [CT_OP_SCALE] = {ct_ref_scale_supported, ct_ref_scale},
+    [CT_OP_ADD] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_SUB] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_MUL] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_DIV] = {ct_ref_binary_supported, ct_ref_binary},
+    [CT_OP_ADD1] = {ct_ref_binary_supported, ct_ref_binary},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

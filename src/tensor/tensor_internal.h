@@ -106,4 +106,9 @@ bool ct_set_rows_types_supported(const ct_tensor *op);
 /* op_params as float bits. */
 void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
 
+/* Whether an ADD/SUB/MUL/DIV/ADD1 node is one ct_add..ct_add1 build: (f32, f32), (f16, f16)
+ * or (f16, f32) sources, dst of src0's type and shape, src1 repeating over src0 (ADD1:
+ * one element). Any strides. Every backend's check starts from it. */
+bool ct_binary_node_valid(const ct_tensor *op);
+
 #endif

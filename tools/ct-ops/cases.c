@@ -34,6 +34,9 @@ bool cto_kind_exact(cto_kind kind) {
     switch (kind) {
     case CTO_GET_ROWS: case CTO_SET_ROWS: case CTO_CPY: case CTO_DUP: case CTO_CONT: case CTO_CAST:
         return true;
+    /* float arithmetic, one rounding, x86's NaN rules on every backend: the same bits */
+    case CTO_ADD: case CTO_SUB: case CTO_MUL: case CTO_DIV: case CTO_ADD1:
+        return true;
     default:
         return false;
     }
@@ -134,6 +137,13 @@ static void case_name(cto_case *c) {
     case CTO_SCALE:
         snprintf(body, sizeof body, "type=%s,ne=%s,v=%d,scale=%g,bias=%g", ta, ne, c->v, (double)c->s, (double)c->bias);
         break;
+    case CTO_ADD: case CTO_SUB: case CTO_MUL: case CTO_DIV: case CTO_ADD1: {
+        char rp[32];
+        fmt_per(rp, sizeof rp, c->rep);
+        snprintf(body, sizeof body, "type=%s,type_b=%s,ne=%s,nr=%s,perm1=%d,v=%d,overlap=%d,edge=%d", ta, tb, ne, rp,
+                 c->use_per, c->v, c->r == 1, c->edge);
+        break;
+    }
     case CTO_CHAIN:
         snprintf(body, sizeof body, "op=RMS_NORM,ne0=%lld,nodes=%lld", (long long)c->ne[0], (long long)c->n);
         break;
@@ -294,6 +304,29 @@ static void add_scale(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int
     c.lo = -4.0f;
     c.hi = 4.0f;
     add(l, c);
+}
+
+/* A binary op: src1 of shape ne, src0 of ne repeated rep times; perm1 builds src1
+ * permuted (dims {1, 2, 0, 3}), v views src0's rows out of rows twice as long, overlap
+ * takes src0 and src1 as overlapping views of one tensor (ne3 >= 3, rep all 1). */
+static void add_binary(cto_case_list *l, cto_kind kind, ct_type ta, ct_type tb, int64_t ne0, int64_t ne1, int64_t ne2,
+                       int64_t ne3, int r0, int r1, int r2, int r3, bool perm1, bool v, bool overlap, bool edge) {
+    cto_case c = base_case(kind);
+    c.ta = ta; c.tb = tb;
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    setp(c.rep, r0, r1, r2, r3);
+    if (perm1) { setp(c.per, 1, 2, 0, 3); c.use_per = true; }
+    c.v = v;
+    c.r = overlap;
+    c.edge = edge;
+    add(l, c);
+}
+
+static void add_binary4(cto_case_list *l, ct_type ta, ct_type tb, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
+                        int r0, int r1, int r2, int r3, bool perm1, bool v, bool overlap, bool edge) {
+    static const cto_kind kinds[4] = {CTO_ADD, CTO_SUB, CTO_MUL, CTO_DIV};
+    for (int k = 0; k < 4; k++)
+        add_binary(l, kinds[k], ta, tb, ne0, ne1, ne2, ne3, r0, r1, r2, r3, perm1, v, overlap, edge);
 }
 
 void cto_cases_test(cto_case_list *l) {
@@ -586,6 +619,47 @@ void cto_cases_test(cto_case_list *l) {
     add_scale(l, CT_TYPE_F32, 1, 5, 1, 1, false, 3.0f, -1.0f);
     add_scale(l, CT_TYPE_F32, 4097, 3, 1, 1, false, 1e-3f, 0.0f);
     add_scale(l, CT_TYPE_F32, 0, 3, 1, 1, false, 2.0f, 1.0f);
+    /* ADD, SUB, MUL, DIV: ggml's broadcast shapes over the three type pairs, src1 permuted */
+    static const ct_type bin_types[3][2] = {
+        {CT_TYPE_F32, CT_TYPE_F32}, {CT_TYPE_F16, CT_TYPE_F16}, {CT_TYPE_F16, CT_TYPE_F32}};
+    static const int bin_shapes[][8] = {
+        {1, 1, 8, 1, 1, 1, 1, 1},   {1, 1, 1, 1, 32, 1, 1, 1}, {10, 5, 1, 1, 1, 1, 1, 1},
+        {10, 5, 4, 3, 1, 1, 1, 1},  {10, 5, 4, 3, 2, 1, 1, 1}, {10, 5, 4, 3, 1, 2, 1, 1},
+        {10, 5, 4, 3, 1, 1, 2, 1},  {10, 5, 4, 3, 1, 1, 1, 2}, {10, 5, 4, 3, 1, 1, 2, 2},
+        {10, 5, 4, 3, 1, 2, 2, 2},  {10, 5, 4, 3, 2, 2, 2, 2},
+    };
+    for (int t = 0; t < 3; t++)
+        for (int i = 0; i < N_OF(bin_shapes); i++)
+            for (int p = 0; p <= 1; p++) {
+                const int *sh = bin_shapes[i];
+                add_binary4(l, bin_types[t][0], bin_types[t][1], sh[0], sh[1], sh[2], sh[3], sh[4], sh[5], sh[6],
+                            sh[7], p, false, false, false);
+            }
+    for (int t = 0; t < 3; t++) {
+        const ct_type ta = bin_types[t][0], tb = bin_types[t][1];
+        /* the transformer rows: [n, tokens] op [n, 1], and a per-row scalar [1, tokens] */
+        add_binary4(l, ta, tb, 4096, 1, 1, 1, 1, 7, 1, 1, false, false, false, false);
+        add_binary4(l, ta, tb, 1, 7, 1, 1, 4096, 1, 1, 1, false, false, false, false);
+        /* odd rows, a non-contiguous src0, edge values (zeros, infinities, NaN, subnormals) */
+        add_binary4(l, ta, tb, 33, 3, 2, 1, 3, 1, 1, 2, false, true, false, false);
+        add_binary4(l, ta, tb, 37, 5, 3, 2, 1, 2, 1, 1, true, false, false, true);
+        add_binary4(l, ta, tb, 1280, 1, 1, 1, 1, 16, 2, 1, false, true, false, true);
+        add_binary4(l, ta, tb, 1, 1, 1, 1, 1, 1, 1, 1, false, false, false, true);
+        /* one-element dims everywhere but one, and an empty src0 and src1 */
+        add_binary4(l, ta, tb, 1, 1, 65, 1, 5, 1, 1, 1, false, false, false, false);
+        add_binary4(l, ta, tb, 0, 3, 1, 1, 1, 1, 1, 1, false, false, false, false);
+    }
+    /* src0 and src1 overlapping views of one tensor */
+    add_binary4(l, CT_TYPE_F32, CT_TYPE_F32, 10, 5, 4, 6, 1, 1, 1, 1, false, false, true, false);
+    add_binary4(l, CT_TYPE_F16, CT_TYPE_F16, 1, 1, 120, 120, 1, 1, 1, 1, false, false, true, false);
+    /* ADD1 */
+    for (int t = 0; t < 3; t++) {
+        add_binary(l, CTO_ADD1, bin_types[t][0], bin_types[t][1], 10, 5, 4, 3, 1, 1, 1, 1, false, false, false,
+                   false);
+        add_binary(l, CTO_ADD1, bin_types[t][0], bin_types[t][1], 4097, 3, 1, 1, 1, 1, 1, 1, false, false, false,
+                   true);
+        add_binary(l, CTO_ADD1, bin_types[t][0], bin_types[t][1], 1, 1, 1, 1, 1, 1, 1, 1, false, false, false, true);
+    }
 }
 
 /* ---- perf list ------------------------------------------------------------ */
@@ -648,6 +722,21 @@ void cto_cases_perf(cto_case_list *l, double s) {
 
     /* MUL_MAT: ggml's test-backend-ops list over all types (docs/TESTING.md, Case lists),
      * then the big square F32/F16/Q4_0 ones */
+    /* binary ops: the transformer's [n_embd, n_tokens] op [n_embd, 1], same shapes, F16 */
+    static const cto_kind bin_kinds[2] = {CTO_ADD, CTO_MUL};
+    for (int i = 0; i < 2; i++) {
+        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false,
+                   false, false, false);
+        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, sc(4096, s, 1, 16), 1, 1, 1, 1, 1, 1, false,
+                   false, false, false);
+        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, 1, 1, 1, false, false, false, false);
+    }
+    add_binary(l, CTO_ADD, CT_TYPE_F16, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false, false,
+               false, false);
+    add_binary(l, CTO_DIV, CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false, false,
+               false, false);
+
+    /* MUL_MAT: SPEC's list over all types, then the big square F32/F16/Q4_0 ones */
     static const int64_t mm_n[7] = {1, 2, 3, 4, 5, 8, 512};
     int64_t mm_m = sc(4096, s, 16, 16);
     for (int ni = 0; ni < 7; ni++)
@@ -852,6 +941,46 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
             else outs[i] = chk(b, ct_unary(ctx, x, (ct_unary_op)c->uop));
         }
         break;
+    case CTO_ADD: case CTO_SUB: case CTO_MUL: case CTO_DIV: case CTO_ADD1: {
+        int64_t na[4];
+        for (int i = 0; i < 4; i++) na[i] = c->kind == CTO_ADD1 ? c->ne[i] : c->ne[i] * c->rep[i];
+        if (c->r == 1) { /* overlapping views of one tensor */
+            x = new_tensor(b, c->ta, c->ne, lo, hi);
+            if (x) {
+                const int64_t n3 = 2 * (c->ne[3] / 3);
+                y = chk(b, ct_view_4d(ctx, x, c->ne[0], c->ne[1], c->ne[2], n3, x->nb[1], x->nb[2], x->nb[3],
+                                      (size_t)(c->ne[3] / 3) * x->nb[3]));
+                x = chk(b, ct_view_4d(ctx, x, c->ne[0], c->ne[1], c->ne[2], n3, x->nb[1], x->nb[2], x->nb[3], 0));
+            }
+        } else {
+            if (c->v) {
+                x = new4(b, c->ta, 2 * na[0] + 1, na[1], na[2], na[3], lo, hi);
+                if (x) x = chk(b, ct_view_4d(ctx, x, na[0], na[1], na[2], na[3], x->nb[1], x->nb[2], x->nb[3],
+                                             ct_type_size(c->ta)));
+            } else {
+                x = new_tensor(b, c->ta, na, lo, hi);
+            }
+            if (c->edge) set_index_init(b, x && x->view_src ? x->view_src : x, CTO_INIT_EDGE, 0);
+            if (c->kind == CTO_ADD1) {
+                y = new4(b, c->tb, 1, 1, 1, 1, lo, hi);
+            } else if (c->use_per) {
+                int64_t pb[4];
+                for (int i = 0; i < 4; i++) pb[i] = c->ne[c->per[i]];
+                y = permute(b, new_tensor(b, c->tb, pb, lo, hi), c->per);
+            } else {
+                y = new_tensor(b, c->tb, c->ne, lo, hi);
+            }
+            if (c->edge && y) set_index_init(b, y->view_src ? y->view_src : y, CTO_INIT_EDGE, 0);
+        }
+        for (int i = 0; x && y && i < n_rep; i++) {
+            if (c->kind == CTO_ADD) outs[i] = chk(b, ct_add(ctx, x, y));
+            else if (c->kind == CTO_SUB) outs[i] = chk(b, ct_sub(ctx, x, y));
+            else if (c->kind == CTO_MUL) outs[i] = chk(b, ct_mul(ctx, x, y));
+            else if (c->kind == CTO_DIV) outs[i] = chk(b, ct_div(ctx, x, y));
+            else outs[i] = chk(b, ct_add1(ctx, x, y));
+        }
+        break;
+    }
     case CTO_CHAIN:
         x = new_tensor(b, CT_TYPE_F32, c->ne, lo, hi);
         for (int64_t i = 0; x && i < c->n; i++) x = chk(b, ct_rms_norm(ctx, x, 1e-6f));

@@ -96,6 +96,8 @@ typedef struct cto_case {
     int n_groups;
     int uop;               /* UNARY: the ct_unary_op */
     float s, bias;         /* SCALE's op_params */
+    int rep[4];            /* binary ops: src0's shape is ne repeated rep times (ne is src1's) */
+    bool edge;             /* inputs with edge values (CTO_INIT_EDGE) */
     float lo, hi;          /* input range */
     bool flops;            /* perf: report FLOP/s instead of GB/s */
     char name[560];
@@ -121,7 +123,9 @@ void cto_cases_test(cto_case_list *l);
 void cto_cases_perf(cto_case_list *l, double scale);
 void cto_case_list_free(cto_case_list *l);
 
-enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL };
+/* CTO_INIT_EDGE: uniform floats with about one in eight replaced by an edge value (zeros,
+ * infinities, a NaN, subnormals, values past the f16 range); F32 and F16 tensors. */
+enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL, CTO_INIT_EDGE };
 
 #define CTO_MAX_LEAF 64
 

@@ -126,6 +126,24 @@ void cto_fill_tensor(const ct_tensor *t, const cto_leaf *leaf, cto_rng *rng, uin
         fill_index(t, leaf, rng, dst);
         return;
     }
+    if (leaf->init == CTO_INIT_EDGE && (t->type == CT_TYPE_F32 || t->type == CT_TYPE_F16)) {
+        /* one NaN pattern only: an op on two NaNs gives the same bits whichever comes first */
+        static const uint32_t edge[] = {
+            0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x00000001u, 0x806D4E1Fu,
+            0x477FE000u /* 65504 */, 0x47A00000u /* 81920 */, 0x7E967699u /* 1e38 */, 0x33800000u /* 2^-24 */,
+        };
+        cto_fill_uniform(t->type, n, leaf->lo, leaf->hi, rng, dst);
+        const size_t sz = ct_type_size(t->type);
+        for (int64_t i = 0; i < n; i++) {
+            if (cto_rng_below(rng, 8) != 0) continue;
+            const uint32_t u = edge[cto_rng_below(rng, sizeof edge / sizeof edge[0])];
+            float v;
+            memcpy(&v, &u, sizeof v);
+            if (t->type == CT_TYPE_F16) put_f16(dst + (size_t)i * sz, v);
+            else memcpy(dst + (size_t)i * sz, &v, sizeof v);
+        }
+        return;
+    }
     if (!fast || n <= (1 << 16)) {
         cto_fill_uniform(t->type, n, leaf->lo, leaf->hi, rng, dst);
         return;

@@ -195,5 +195,24 @@ typedef struct ct_unary_args {
 } ct_unary_args;
 CT_ARGS_ASSERT(unary_args_size, sizeof(ct_unary_args) == 104);
 CT_ARGS_OFFSET_ASSERT(unary_args_ne00, ct_unary_args, ne00, 72);
+/* ADD, SUB, MUL, DIV, ADD1 (binary.cl): dst[i0, i1, i2, i3] = src0[same] op src1[i0 % ne10,
+ * i1 % ne11, i2 % ne12, i3 % ne13]; dst has src0's shape (ne0..ne2, nrows rows). op is a
+ * CT_BIN_*; f16_0, f16_1, f16_d say which of src0, src1, dst are F16 (else F32);
+ * aligned: every tensor's start and strides are multiples of its element size. */
+#define CT_BIN_ADD 0
+#define CT_BIN_SUB 1
+#define CT_BIN_MUL 2
+#define CT_BIN_DIV 3
+typedef struct ct_binary_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12, nb13;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_i32 ne0, ne1, ne2, nrows;
+    ct_i32 ne10, ne11, ne12, ne13;
+    ct_i32 op, f16_0, f16_1, f16_d;
+    ct_i32 aligned, pad;
+} ct_binary_args;
+CT_ARGS_ASSERT(binary_args_size, sizeof(ct_binary_args) == 152);
+CT_ARGS_OFFSET_ASSERT(binary_args_ne0, ct_binary_args, ne0, 96);
 
 #endif
