@@ -146,7 +146,7 @@ static void check_result(const ct_context *ctx, const ct_tensor *t, const char *
 typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
-    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW, C_COUNT
+    C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW, C_SOFT_MAX, C_COUNT
 } ctor;
 
 static const struct {
@@ -177,6 +177,7 @@ static const struct {
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
     [C_TENSOR_NEW] = {"ct_tensor_new", CT_OP_NONE},
+    [C_SOFT_MAX] = {"ct_soft_max_ext", CT_OP_SOFT_MAX},
 };
 
 static void check_every_op_built(void) {
@@ -262,6 +263,15 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     case C_RESHAPE_2D: {
         int64_t ne0 = pick_extent(r, bs);
         return ct_reshape_2d(ctx, a, ne0, pick_extent(r, 1));
+    }
+    case C_SOFT_MAX: {
+        /* each operand NULL or any tensor; scale and max_bias from the input's bytes */
+        const uint8_t k = u8(r);
+        ct_tensor *mask = k & 1 ? pick(r, ts, n) : NULL;
+        ct_tensor *sinks = k & 2 ? pick(r, ts, n) : NULL;
+        const float scale = k & 4 ? (float)(int8_t)u8(r) / 16.0f : (k & 8 ? NAN : 1.0f);
+        const float max_bias = k & 16 ? (float)(int8_t)u8(r) / 8.0f : 0.0f;
+        return ct_soft_max_ext(ctx, a, mask, sinks, scale, max_bias);
     }
     case C_TENSOR_NEW:
     case C_COUNT: break;

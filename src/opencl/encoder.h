@@ -142,6 +142,9 @@ ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* SUM_ROWS, MEAN */
 bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_sum_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* SOFT_MAX */
+bool ct_ocl_soft_max_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_soft_max(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 
 /* ---- before encoding -------------------------------------------------------------- */
 

@@ -94,6 +94,7 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_GROUP_NORM] = {ct_ref_norm_supported, ct_ref_norm},
     [CT_OP_SUM_ROWS] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
     [CT_OP_MEAN] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
+    [CT_OP_SOFT_MAX] = {ct_ref_soft_max_supported, ct_ref_soft_max},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

@@ -96,6 +96,12 @@ typedef struct cto_case {
     int n_groups;
     float lo, hi;          /* input range */
     bool flops;            /* perf: report FLOP/s instead of GB/s */
+    /* SOFT_MAX: a [ne0, ne1, ne2*nr0, ne3*nr1], the mask (type tb) [ne0, ne1 + r, ne2, ne3] with
+     * -INFINITY per mask_inf (CTO_INIT_MASK's modes), the sinks, scale and max_bias; v: a's rows
+     * strided, use_per: a permuted */
+    bool mask, sinks;
+    int mask_inf;
+    float scale, max_bias;
     char name[560];
 } cto_case;
 
@@ -119,7 +125,9 @@ void cto_cases_test(cto_case_list *l);
 void cto_cases_perf(cto_case_list *l, double scale);
 void cto_case_list_free(cto_case_list *l);
 
-enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL };
+/* CTO_INIT_MASK: uniform, then -INFINITY (F32 or F16) at elements i0 > i1 + ne0/2 (a causal
+ * mask; m = 1), and with m = 2 every row i1 % 3 == 2 whole as well. */
+enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL, CTO_INIT_MASK };
 
 #define CTO_MAX_LEAF 64
 
