@@ -703,6 +703,15 @@ void cto_cases_perf(cto_case_list *l, double s) {
     }
     add_simple(l, CTO_MEAN, CT_TYPE_F32, 256, 256, 3, 1, NULL);
 
+    /* SOFT_MAX on attention scores [n_kv, n_tokens, n_head]: F16 causal mask broadcast over the heads */
+    static const int64_t sm_shapes[4][3] = {{4096, 32, 32}, {512, 512, 32}, {4096, 1, 32}, {32, 32, 32}};
+    for (int i = 0; i < 4; i++) {
+        cto_case c = soft_max_case(sm_shapes[i][0], sc(sm_shapes[i][1], s, 1, 1), 1, 1, true, false, CT_TYPE_F16,
+                                   (int)sm_shapes[i][2], 1, 0.088f, 0.0f);
+        c.mask_inf = 1;
+        add(l, c);
+    }
+
     /* MUL_MAT: SPEC's list over all types, then the big square F32/F16/Q4_0 ones */
     static const int64_t mm_n[7] = {1, 2, 3, 4, 5, 8, 512};
     int64_t mm_m = sc(4096, s, 16, 16);

@@ -1,5 +1,6 @@
 /* SOFT_MAX on OpenCL (kernels/soft_max.cl, taking ct_soft_max_args): one work-group per row,
- * of 32 to 256 work-items by the row's length. */
+ * of 32 to 256 work-items by the row's length (kernels/soft_max.cl keeps up to 16 elements a
+ * work-item in registers). */
 #include "opencl/encoder.h"
 #include "opencl/kernels/kernel_args.h"
 
@@ -70,7 +71,9 @@ ct_status ct_ocl_encode_soft_max(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes)
         args.m1 = powf(2.0f, -(args.max_bias / 2.0f) / (float)n_head_log2);
     }
     const ct_ocl_kernel_id id = CT_OCL_K_SOFT_MAX_F32;
-    size_t nx = a->ne[0] <= 32 ? 32 : a->ne[0] <= 64 ? 64 : a->ne[0] <= 128 ? 128 : 256;
+    /* the fewest work-items (32 at least, 256 at most) that hold a row in SM_KEEP (16) registers
+     * each: a work-group's items run as loops on CPU devices, where idle items cost time too */
+    size_t nx = a->ne[0] <= 16 * 32 ? 32 : a->ne[0] <= 16 * 64 ? 64 : a->ne[0] <= 16 * 128 ? 128 : 256;
     nx = ct_ocl_enc_clamp_wg(enc, id, nx);
     const size_t local[3] = {nx, 1, 1};
     const size_t groups[3] = {(size_t)a->ne[1], (size_t)a->ne[2], (size_t)a->ne[3]};

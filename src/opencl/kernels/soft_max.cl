@@ -59,10 +59,12 @@ __kernel void ct_soft_max_f32(__global const uchar *src, ulong offs, __global co
 
     float keep[SM_KEEP];
     const int kept = ne00 <= SM_KEEP * nx;
+    const int nk = (ne00 + nx - 1) / nx; /* elements a work-item in the kept path, uniform over the group */
     float lmax = -INFINITY;
     if (kept) {
 #pragma unroll
         for (int k = 0; k < SM_KEEP; k++) {
+            if (k >= nk) break;
             const int i = lx + k * nx;
             keep[k] = i < ne00 ? SM_W(i) : -INFINITY;
             lmax = fmax(lmax, keep[k]);
@@ -86,6 +88,7 @@ __kernel void ct_soft_max_f32(__global const uchar *src, ulong offs, __global co
     if (kept) {
 #pragma unroll
         for (int k = 0; k < SM_KEEP; k++) {
+            if (k >= nk) break;
             if (lx + k * nx < ne00) {
                 keep[k] = exp(keep[k] - max);
                 s += keep[k];
@@ -103,7 +106,7 @@ __kernel void ct_soft_max_f32(__global const uchar *src, ulong offs, __global co
     const float inv = 1.0f / s;
     if (kept) {
 #pragma unroll
-        for (int k = 0; k < SM_KEEP; k++)
+        for (int k = 0; k < SM_KEEP && k < nk; k++)
             if (lx + k * nx < ne00) y[lx + k * nx] = keep[k] * inv;
     } else {
         for (int i = lx; i < ne00; i += nx) y[i] *= inv;
