@@ -147,7 +147,7 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_COUNT
 } ctor;
 
 static const struct {
@@ -187,6 +187,7 @@ static const struct {
     [C_MUL] = {"ct_mul", CT_OP_MUL},
     [C_DIV] = {"ct_div", CT_OP_DIV},
     [C_ADD1] = {"ct_add1", CT_OP_ADD1},
+    [C_SOFT_MAX] = {"ct_soft_max_ext", CT_OP_SOFT_MAX},
 };
 
 static void check_every_op_built(void) {
@@ -289,6 +290,15 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     case C_MUL: return ct_mul(ctx, a, pick(r, ts, n));
     case C_DIV: return ct_div(ctx, a, pick(r, ts, n));
     case C_ADD1: return ct_add1(ctx, a, pick(r, ts, n));
+    case C_SOFT_MAX: {
+        /* each operand NULL or any tensor; scale and max_bias from the input's bytes */
+        const uint8_t k = u8(r);
+        ct_tensor *mask = k & 1 ? pick(r, ts, n) : NULL;
+        ct_tensor *sinks = k & 2 ? pick(r, ts, n) : NULL;
+        const float scale = k & 4 ? (float)(int8_t)u8(r) / 16.0f : (k & 8 ? NAN : 1.0f);
+        const float max_bias = k & 16 ? (float)(int8_t)u8(r) / 8.0f : 0.0f;
+        return ct_soft_max_ext(ctx, a, mask, sinks, scale, max_bias);
+    }
     case C_TENSOR_NEW:
     case C_COUNT: break;
     }

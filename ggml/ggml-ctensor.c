@@ -269,7 +269,7 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     ct_type ty;
     if (want == CT_OP_COUNT || ctg_is_view_op(node->op)) return CTG_NO(x, "ctensor has no such op");
     if (!ctg_map_type(node->type, &ty)) return CTG_NO(x, "ctensor has no such type");
-    int n_src = 1;
+    int n_src = 1, n_opt = 0; /* the last n_opt of the n_src sources may be NULL */
     switch (node->op) {
     case GGML_OP_CPY:
     case GGML_OP_GET_ROWS:
@@ -280,11 +280,14 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_DIV:
     case GGML_OP_ADD1: n_src = 2; break;
     case GGML_OP_SET_ROWS: n_src = 3; break;
+    case GGML_OP_SOFT_MAX: n_src = 3, n_opt = 2; break; /* the mask and the sinks */
     default: break;
     }
     ct_tensor *s[3] = {NULL, NULL, NULL};
     for (int i = 0; i < GGML_MAX_SRC; i++) {
-        if ((i < n_src) != (node->src[i] != NULL)) return CTG_NO(x, "operands ctensor's op does not take");
+        const bool optional = i < n_src && i >= n_src - n_opt;
+        if (!optional && (i < n_src) != (node->src[i] != NULL)) return CTG_NO(x, "operands ctensor's op does not take");
+        if (optional && !node->src[i]) continue;
         if (i < n_src && !(s[i] = ctg_src(x, node->src[i]))) return NULL;
     }
     ct_context *c = x->ctx;
@@ -319,6 +322,9 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_MUL: r = ct_mul(c, s[0], s[1]); break;
     case GGML_OP_DIV: r = ct_div(c, s[0], s[1]); break;
     case GGML_OP_ADD1: r = ct_add1(c, s[0], s[1]); break;
+    case GGML_OP_SOFT_MAX:
+        r = ct_soft_max_ext(c, s[0], s[1], s[2], ctg_param_f32(node, 0), ctg_param_f32(node, 1));
+        break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

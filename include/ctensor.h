@@ -242,7 +242,8 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(SUB,        "SUB",        0, binary)        \
     X(MUL,        "MUL",        0, binary)        \
     X(DIV,        "DIV",        0, binary)        \
-    X(ADD1,       "ADD1",       0, binary)
+    X(ADD1,       "ADD1",       0, binary)         \
+    X(SOFT_MAX,   "SOFT_MAX",   0, soft_max)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -459,6 +460,21 @@ CT_API ct_tensor *ct_xielu(ct_context *ctx, ct_tensor *a, float alpha_n, float a
  * packed elements (nb[0] the type size); any strides for dims 1..3. */
 CT_API ct_tensor *ct_scale(ct_context *ctx, ct_tensor *a, float s);
 CT_API ct_tensor *ct_scale_bias(ct_context *ctx, ct_tensor *a, float s, float b);
+
+/* Softmax of each row of F32 a (ggml_soft_max_ext with ggml_soft_max_add_sinks): result F32 of a's
+ * shape. For row (i1, i2, i3), w = a*scale + slope(i2)*mask[:, i1, i2 % mask.ne2, i3 % mask.ne3]
+ * (no mask term without a mask), then y = exp(w - M) / (sum exp(w - M) + exp(s - M)) with
+ * M = max(max w, s) and s = sinks[i2] (neither s term without sinks). slope is 1 when
+ * max_bias <= 0, else ALiBi's per head (i2 of n_head = a.ne2), as ggml computes it.
+ * mask: NULL or F16/F32 with ne0 == a.ne0, ne1 >= a.ne1, ne2 and ne3 >= 1 dividing a.ne2 and a.ne3;
+ * sinks: NULL or F32 with ne0 == a.ne2 (row 0 is used). scale and max_bias finite; max_bias > 0
+ * needs a mask. -INFINITY in the mask masks an element out; a row whose every w is -INFINITY
+ * gives NaN without sinks (as ggml's CPU), zeros with finite sinks. op_params: [0] scale,
+ * [1] max_bias (floats). */
+CT_API ct_tensor *ct_soft_max_ext(ct_context *ctx, ct_tensor *a, ct_tensor *mask, ct_tensor *sinks, float scale,
+                                  float max_bias);
+/* ct_soft_max_ext(ctx, a, NULL, NULL, 1.0f, 0.0f). */
+CT_API ct_tensor *ct_soft_max(ct_context *ctx, ct_tensor *a);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

@@ -514,6 +514,58 @@ static void test_binary(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add1: b is NULL");
 }
 
+static void test_soft_max(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 10, 5, 4, 3);
+    ct_tensor *r = ct_soft_max(ctx, a);
+    CHECK(fresh(r, CT_TYPE_F32, 10, 5, 4, 3) && r->op == CT_OP_SOFT_MAX && srcs_are(r, a, NULL));
+    CHECK(r && ct_op_param_f32(r, 0) == 1.0f && ct_op_param_f32(r, 1) == 0.0f && params_zero_from(r, 2));
+    /* masks of either type, taller than a and broadcast over dims 2 and 3; sinks one per head */
+    ct_tensor *m = T4(CT_TYPE_F16, 10, 8, 2, 1), *s = T4(CT_TYPE_F32, 4, 1, 1, 1);
+    r = ct_soft_max_ext(ctx, a, m, s, 0.125f, 8.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 10, 5, 4, 3) && r && r->src[0] == a && r->src[1] == m && r->src[2] == s);
+    CHECK(r && ct_op_param_f32(r, 0) == 0.125f && ct_op_param_f32(r, 1) == 8.0f && params_zero_from(r, 2));
+    CHECK(fresh(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 10, 5, 4, 3), NULL, 1.0f, 0.0f), CT_TYPE_F32, 10, 5, 4, 3));
+    CHECK(fresh(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 10, 5, 1, 3), NULL, -2.0f, -1.0f), CT_TYPE_F32, 10, 5, 4, 3));
+    r = ct_soft_max_ext(ctx, a, NULL, s, 1.0f, 0.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 10, 5, 4, 3) && r && r->src[1] == NULL && r->src[2] == s);
+    /* a permuted a, a view of a mask, empty and one-element rows */
+    ct_tensor *p = ct_permute(ctx, a, 1, 0, 2, 3); /* [5,10,4,3] */
+    CHECK(fresh(ct_soft_max(ctx, p), CT_TYPE_F32, 5, 10, 4, 3));
+    ct_tensor *mv = ct_view_2d(ctx, T4(CT_TYPE_F32, 12, 6, 1, 1), 10, 5, 12 * sizeof(float), 0);
+    CHECK(fresh(ct_soft_max_ext(ctx, a, mv, NULL, 1.0f, 0.0f), CT_TYPE_F32, 10, 5, 4, 3));
+    CHECK(fresh(ct_soft_max(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1)), CT_TYPE_F32, 1, 1, 1, 1));
+    CHECK(fresh(ct_soft_max(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1)), CT_TYPE_F32, 0, 3, 1, 1));
+
+    CHECK(ct_soft_max(ctx, T4(CT_TYPE_F16, 10, 5, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: a type=f16 but must be f32");
+    CHECK(ct_soft_max_ext(ctx, a, T4(CT_TYPE_BF16, 10, 5, 1, 1), NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: mask type=bf16 but must be f16 or f32");
+    CHECK(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 9, 5, 1, 1), NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: mask ne0=9, ne1=5 but must have ne0 == 10 and ne1 >= 5 (a's)");
+    CHECK(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 10, 4, 1, 1), NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: mask ne0=10, ne1=4 but must have");
+    CHECK(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 10, 5, 3, 1), NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: mask ne2=3, ne3=1 but must be >= 1 and divide a's ne2=4, ne3=3");
+    CHECK(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 10, 5, 4, 2), NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: mask ne2=4, ne3=2 but must be");
+    CHECK(ct_soft_max_ext(ctx, a, T4(CT_TYPE_F32, 10, 5, 0, 1), NULL, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: mask ne2=0, ne3=1 but must be >= 1");
+    CHECK(ct_soft_max_ext(ctx, a, NULL, NULL, 1.0f, 0.5f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: max_bias=0.5 > 0 (ALiBi) but mask is NULL");
+    CHECK(ct_soft_max_ext(ctx, a, NULL, NULL, NAN, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "but both must be finite");
+    CHECK(ct_soft_max_ext(ctx, a, m, NULL, 1.0f, INFINITY) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: scale=1, max_bias=inf but both must be finite");
+    CHECK(ct_soft_max_ext(ctx, a, NULL, T4(CT_TYPE_F16, 4, 1, 1, 1), 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: sinks type=f16 but must be f32");
+    CHECK(ct_soft_max_ext(ctx, a, NULL, T4(CT_TYPE_F32, 5, 1, 1, 1), 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: sinks ne0=5 but must be a's ne2=4 (one per head)");
+    CHECK(ct_soft_max(NULL, a) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: ctx is NULL");
+    CHECK(ct_soft_max_ext(ctx, NULL, m, s, 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: a is NULL");
+}
+
 /* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
  * consumes nothing; in a no_alloc context results have no data. */
 static void test_arena_full(void) {
@@ -572,6 +624,7 @@ int main(void) {
     test_unary();
     test_scale();
     test_binary();
+    test_soft_max();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

@@ -169,6 +169,7 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_MUL] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
     [CT_OP_DIV] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
     [CT_OP_ADD1] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
+    [CT_OP_SOFT_MAX] = {ct_cpu_soft_max_supported, NULL, ct_cpu_soft_max},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

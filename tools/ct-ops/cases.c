@@ -49,6 +49,7 @@ double cto_kind_max_nmse(cto_kind kind) {
     case CTO_MUL_MAT: return 5e-4;
     /* the CPU's GELU and GELU_QUICK on F32 round through fp16 as ggml-cpu's (docs/TENSORS.md) */
     case CTO_UNARY: return 1e-5;
+    case CTO_SOFT_MAX: return 1e-6;
     default: return 1e-7;
     }
 }
@@ -142,6 +143,15 @@ static void case_name(cto_case *c) {
         fmt_per(rp, sizeof rp, c->rep);
         snprintf(body, sizeof body, "type=%s,type_b=%s,ne=%s,nr=%s,perm1=%d,v=%d,overlap=%d,edge=%d", ta, tb, ne, rp,
                  c->use_per, c->v, c->r == 1, c->edge);
+        break;
+    }
+    case CTO_SOFT_MAX: {
+        char extra[96] = "";
+        if (c->mask_inf || c->v || c->use_per || c->r)
+            snprintf(extra, sizeof extra, ",inf=%d,v=%d,permute=%s,mask_rows=+%lld", c->mask_inf, c->v, p1,
+                     (long long)c->r);
+        snprintf(body, sizeof body, "type=%s,ne=%s,mask=%d,sinks=%d,m_prec=%s,nr23=[%d,%d],scale=%f,max_bias=%f%s", ta,
+                 ne, c->mask, c->sinks, tb, c->nr[0], c->nr[1], (double)c->scale, (double)c->max_bias, extra);
         break;
     }
     case CTO_CHAIN:
@@ -327,6 +337,24 @@ static void add_binary4(cto_case_list *l, ct_type ta, ct_type tb, int64_t ne0, i
     static const cto_kind kinds[4] = {CTO_ADD, CTO_SUB, CTO_MUL, CTO_DIV};
     for (int k = 0; k < 4; k++)
         add_binary(l, kinds[k], ta, tb, ne0, ne1, ne2, ne3, r0, r1, r2, r3, perm1, v, overlap, edge);
+}
+
+static cto_case soft_max_case(int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool mask, bool sinks,
+                              ct_type m_prec, int nr0, int nr1, float scale, float max_bias) {
+    cto_case c = base_case(CTO_SOFT_MAX);
+    set4(c.ne, ne0, ne1, ne2, ne3);
+    c.mask = mask;
+    c.sinks = sinks;
+    c.tb = m_prec;
+    c.nr[0] = nr0; c.nr[1] = nr1;
+    c.scale = scale;
+    c.max_bias = max_bias;
+    return c;
+}
+
+static void add_soft_max(cto_case_list *l, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool mask, bool sinks,
+                         ct_type m_prec, int nr0, int nr1, float scale, float max_bias) {
+    add(l, soft_max_case(ne0, ne1, ne2, ne3, mask, sinks, m_prec, nr0, nr1, scale, max_bias));
 }
 
 void cto_cases_test(cto_case_list *l) {
@@ -660,6 +688,101 @@ void cto_cases_test(cto_case_list *l) {
                    true);
         add_binary(l, CTO_ADD1, bin_types[t][0], bin_types[t][1], 1, 1, 1, 1, 1, 1, 1, 1, false, false, false, true);
     }
+    /* SOFT_MAX: ggml's list (the in-place cases are ordinary ones here; the plugin runs ggml's) */
+    for (int mask = 0; mask <= 1; mask++)
+        for (int sinks = 0; sinks <= 1; sinks++) {
+            for (int bi = 0; bi < 2; bi++) {
+                const float max_bias = bi ? 8.0f : 0.0f;
+                if (!mask && max_bias > 0.0f) continue;
+                for (int si = 0; si < 2; si++) {
+                    const float scale = si ? 0.1f : 1.0f;
+                    static const int64_t sizes[2] = {16, 1024};
+                    for (int i0 = 0; i0 < 2; i0++)
+                        for (int i1 = 0; i1 < 2; i1++) {
+                            const int64_t ne0 = sizes[i0], ne1 = sizes[i1];
+                            if (!mask) {
+                                add_soft_max(l, ne0, ne1, 1, 1, false, sinks, CT_TYPE_F32, 1, 1, scale, max_bias);
+                                add_soft_max(l, ne0 - 1, ne1 - 1, 1, 1, false, sinks, CT_TYPE_F32, 1, 1, scale,
+                                             max_bias);
+                                continue;
+                            }
+                            for (int mp = 0; mp < 2; mp++) {
+                                const ct_type m_prec = mp ? CT_TYPE_F16 : CT_TYPE_F32;
+                                add_soft_max(l, ne0, ne1, 1, 1, true, sinks, m_prec, 1, 1, scale, max_bias);
+                                add_soft_max(l, ne0 - 1, ne1 - 1, 1, 1, true, sinks, m_prec, 1, 1, scale, max_bias);
+                                if (ne0 <= 32 && ne1 <= 32) {
+                                    add_soft_max(l, ne0, ne1, 1, 3, true, sinks, m_prec, 3, 1, scale, max_bias);
+                                    add_soft_max(l, ne0 - 1, ne1 - 1, 1, 1, true, sinks, m_prec, 2, 3, scale,
+                                                 max_bias);
+                                }
+                            }
+                        }
+                }
+            }
+            add_soft_max(l, 16, 2, 32, 1, mask, sinks, CT_TYPE_F32, 1, 1, 0.1f, 0.0f);
+            add_soft_max(l, 16, 2, 32, 1, mask, sinks, CT_TYPE_F16, 1, 1, 0.1f, 0.0f);
+        }
+    add_soft_max(l, 16, 2, 32, 1, true, true, CT_TYPE_F32, 1, 1, 0.1f, 0.0f);
+    add_soft_max(l, 16, 2, 32, 1, true, false, CT_TYPE_F16, 1, 1, 0.1f, 0.0f);
+    add_soft_max(l, 16, 2, 32, 1, false, true, CT_TYPE_F32, 1, 1, 0.1f, 0.0f);
+    add_soft_max(l, 32, 2, 32, 1, true, true, CT_TYPE_F32, 1, 1, 0.1f, 0.0f);
+    add_soft_max(l, 32, 2, 32, 1, true, false, CT_TYPE_F16, 1, 1, 0.1f, 0.0f);
+    add_soft_max(l, 32, 2, 32, 1, true, true, CT_TYPE_F32, 1, 1, 0.1f, 8.0f);
+    add_soft_max(l, 32, 2, 32, 1, true, true, CT_TYPE_F16, 1, 1, 0.1f, 8.0f);
+    add_soft_max(l, 200001, 2, 3, 1, true, true, CT_TYPE_F32, 1, 1, 0.1f, 8.0f);
+    add_soft_max(l, 200001, 2, 3, 1, true, true, CT_TYPE_F16, 1, 1, 0.1f, 8.0f);
+    add_soft_max(l, 200000, 1, 1, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    add_soft_max(l, 200000, 4, 1, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    add_soft_max(l, 4, 1, 1, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    add_soft_max(l, 4, 1023, 1, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    add_soft_max(l, 643251, 3, 1, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    /* edges: one-element rows and dims, empty rows, ALiBi over 5, 12 and 40 heads (n_head_log2 below
+     * n_head), causal -INFINITY masks (F32 and F16) taller than a, whole -INFINITY rows with sinks,
+     * strided and permuted a, wide inputs, negative scale, a negative max_bias (no ALiBi) */
+    add_soft_max(l, 1, 1, 1, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    add_soft_max(l, 1, 7, 3, 2, true, true, CT_TYPE_F16, 1, 1, 0.5f, 0.0f);
+    add_soft_max(l, 0, 3, 2, 1, true, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+    add_soft_max(l, 33, 4, 5, 2, true, false, CT_TYPE_F32, 1, 1, 0.3f, 8.0f);
+    add_soft_max(l, 64, 3, 12, 1, true, true, CT_TYPE_F16, 1, 1, 1.0f, 4.0f);
+    add_soft_max(l, 17, 2, 8, 1, true, false, CT_TYPE_F32, 5, 1, 1.0f, 2.0f); /* 40 heads, mask over 8 */
+    for (int mp = 0; mp < 2; mp++) {
+        const ct_type m_prec = mp ? CT_TYPE_F16 : CT_TYPE_F32;
+        cto_case c = soft_max_case(256, 32, 4, 1, true, false, m_prec, 2, 1, 0.125f, 0.0f); /* causal, n_kv 256 */
+        c.mask_inf = 1;
+        c.r = 3; /* the mask has 3 rows more than a (ggml pads it) */
+        add(l, c);
+        c = soft_max_case(4096, 5, 2, 1, true, false, m_prec, 4, 1, 0.088f, 0.0f);
+        c.mask_inf = 1;
+        add(l, c);
+        c = soft_max_case(100, 9, 2, 1, true, true, m_prec, 2, 1, 1.0f, 0.0f); /* whole -INF rows, sinks */
+        c.mask_inf = 2;
+        add(l, c);
+        c = soft_max_case(4096, 6, 2, 1, true, true, m_prec, 1, 1, 1.0f, 8.0f);
+        c.mask_inf = 2;
+        add(l, c);
+    }
+    {
+        cto_case c = soft_max_case(40, 6, 3, 2, true, true, CT_TYPE_F16, 1, 1, 0.7f, 0.0f);
+        c.v = true; /* a's rows 43 floats apart */
+        add(l, c);
+        c = soft_max_case(1000, 6, 3, 1, true, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+        c.v = true;
+        add(l, c);
+        c = soft_max_case(24, 5, 4, 2, true, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+        setp(c.per, 0, 2, 1, 3); /* a [24, 4, 5, 2] permuted to [24, 5, 4, 2]: heads and tokens swap */
+        c.use_per = true;
+        add(l, c);
+        c = soft_max_case(8, 12, 4, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+        setp(c.per, 1, 0, 2, 3); /* transposed: a's elements 12 floats apart */
+        c.use_per = true;
+        add(l, c);
+        c = soft_max_case(300, 7, 2, 1, true, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+        c.lo = -100.0f; c.hi = 100.0f;
+        add(l, c);
+        add_soft_max(l, 129, 3, 2, 1, true, false, CT_TYPE_F16, 1, 1, -1.5f, -1.0f);
+        add_soft_max(l, 4097, 3, 1, 1, false, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
+        add_soft_max(l, 2048, 64, 8, 1, true, false, CT_TYPE_F16, 4, 1, 0.088f, 0.0f);
+    }
 }
 
 /* ---- perf list ------------------------------------------------------------ */
@@ -735,6 +858,14 @@ void cto_cases_perf(cto_case_list *l, double s) {
                false, false);
     add_binary(l, CTO_DIV, CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false, false,
                false, false);
+    /* SOFT_MAX on attention scores [n_kv, n_tokens, n_head]: F16 causal mask broadcast over the heads */
+    static const int64_t sm_shapes[4][3] = {{4096, 32, 32}, {512, 512, 32}, {4096, 1, 32}, {32, 32, 32}};
+    for (int i = 0; i < 4; i++) {
+        cto_case c = soft_max_case(sm_shapes[i][0], sc(sm_shapes[i][1], s, 1, 1), 1, 1, true, false, CT_TYPE_F16,
+                                   (int)sm_shapes[i][2], 1, 0.088f, 0.0f);
+        c.mask_inf = 1;
+        add(l, c);
+    }
 
     /* MUL_MAT: SPEC's list over all types, then the big square F32/F16/Q4_0 ones */
     static const int64_t mm_n[7] = {1, 2, 3, 4, 5, 8, 512};
@@ -979,6 +1110,28 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
             else if (c->kind == CTO_DIV) outs[i] = chk(b, ct_div(ctx, x, y));
             else outs[i] = chk(b, ct_add1(ctx, x, y));
         }
+        break;
+    }
+    case CTO_SOFT_MAX: {
+        const int64_t ne[4] = {c->ne[0], c->ne[1], c->ne[2] * c->nr[0], c->ne[3] * c->nr[1]};
+        if (c->use_per) {
+            int64_t pe[4]; /* created in the permuted order, then permuted back to ne */
+            for (int i = 0; i < 4; i++) pe[i] = ne[c->per[i]];
+            x = permute(b, new_tensor(b, CT_TYPE_F32, pe, lo, hi), c->per);
+        } else if (c->v) {
+            x = new4(b, CT_TYPE_F32, ne[0] + 3, ne[1], ne[2], ne[3], lo, hi);
+            if (x) x = chk(b, ct_view_4d(ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3], 0));
+        } else {
+            x = new_tensor(b, CT_TYPE_F32, ne, lo, hi);
+        }
+        if (c->mask) {
+            y = new4(b, c->tb, c->ne[0], c->ne[1] + c->r, c->ne[2], c->ne[3], -1.0f, 1.0f);
+            if (y && c->mask_inf) set_index_init(b, y, CTO_INIT_MASK, c->mask_inf);
+        }
+        if (c->sinks) z = new4(b, CT_TYPE_F32, ne[2], 1, 1, 1, -1.0f, 1.0f);
+        const bool ok = x && (!c->mask || y) && (!c->sinks || z);
+        for (int i = 0; ok && i < n_rep; i++)
+            outs[i] = chk(b, ct_soft_max_ext(ctx, x, y, z, c->scale, c->max_bias));
         break;
     }
     case CTO_CHAIN:

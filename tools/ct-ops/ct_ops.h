@@ -100,6 +100,12 @@ typedef struct cto_case {
     bool edge;             /* inputs with edge values (CTO_INIT_EDGE) */
     float lo, hi;          /* input range */
     bool flops;            /* perf: report FLOP/s instead of GB/s */
+    /* SOFT_MAX: a [ne0, ne1, ne2*nr0, ne3*nr1], the mask (type tb) [ne0, ne1 + r, ne2, ne3] with
+     * -INFINITY per mask_inf (CTO_INIT_MASK's modes), the sinks, scale and max_bias; v: a's rows
+     * strided, use_per: a permuted */
+    bool mask, sinks;
+    int mask_inf;
+    float scale, max_bias;
     char name[560];
 } cto_case;
 
@@ -124,8 +130,11 @@ void cto_cases_perf(cto_case_list *l, double scale);
 void cto_case_list_free(cto_case_list *l);
 
 /* CTO_INIT_EDGE: uniform floats with about one in eight replaced by an edge value (zeros,
- * infinities, a NaN, subnormals, values past the f16 range); F32 and F16 tensors. */
-enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL, CTO_INIT_EDGE };
+ * infinities, a NaN, subnormals, values past the f16 range); F32 and F16 tensors.
+ * CTO_INIT_MASK: uniform, then -INFINITY (F32 or F16) at elements i0 > i1 + ne0/2 (a causal
+ * mask; m = 1), and with m = 2 every row i1 % 3 == 2 whole as well. */
+enum { CTO_INIT_UNIFORM, CTO_INIT_INDEX_MOD, CTO_INIT_INDEX_PERM, CTO_INIT_SENTINEL, CTO_INIT_EDGE,
+       CTO_INIT_MASK };
 
 #define CTO_MAX_LEAF 64
 

@@ -1,6 +1,7 @@
 /* ct-ops tensor contents: random inputs in every format, and reading results back as floats. */
 #include "ct_ops.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,24 @@ void cto_fill_tensor(const ct_tensor *t, const cto_leaf *leaf, cto_rng *rng, uin
             memcpy(&v, &u, sizeof v);
             if (t->type == CT_TYPE_F16) put_f16(dst + (size_t)i * sz, v);
             else memcpy(dst + (size_t)i * sz, &v, sizeof v);
+        }
+        return;
+    }
+    if (leaf->init == CTO_INIT_MASK) {
+        /* F32 or F16, contiguous (a new tensor) */
+        cto_fill_uniform(t->type, n, leaf->lo, leaf->hi, rng, dst);
+        const int64_t ne0 = t->ne[0], rows = ne0 > 0 ? n / ne0 : 0;
+        const size_t es = ct_type_size(t->type);
+        const float ninf = -INFINITY;
+        const uint16_t hinf = 0xFC00u;
+        for (int64_t r = 0; r < rows; r++) {
+            const int64_t i1 = r % t->ne[1];
+            for (int64_t i0 = 0; i0 < ne0; i0++) {
+                if (!(i0 > i1 + ne0 / 2 || (leaf->m == 2 && i1 % 3 == 2))) continue;
+                uint8_t *p = dst + (size_t)(r * ne0 + i0) * es;
+                if (t->type == CT_TYPE_F16) memcpy(p, &hinf, sizeof hinf);
+                else memcpy(p, &ninf, sizeof ninf);
+            }
         }
         return;
     }

@@ -105,6 +105,22 @@ typedef struct ct_sum_rows_args {
 CT_ARGS_ASSERT(sum_rows_args_size, sizeof(ct_sum_rows_args) == 72);
 CT_ARGS_OFFSET_ASSERT(sum_rows_args_ne00, ct_sum_rows_args, ne00, 56);
 
+/* SOFT_MAX (soft_max.cl): src0 [ne00, ne01, ne02, ne03] with strides nb00.., the mask's
+ * strides nb10.. and its broadcast dims ne12, ne13 (mask_type: 0 none, 1 F32, 2 F16), the
+ * sinks' stride nbs0 (has_sinks), dst's strides nb1.. (dst's elements are packed); ALiBi's
+ * n_head_log2, m0 and m1 as the host computed them (max_bias > 0). */
+typedef struct ct_soft_max_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12, nb13;
+    ct_u64 nb1, nb2, nb3;
+    ct_u64 nbs0;
+    ct_i32 ne00, ne01, ne02, ne12, ne13;
+    ct_i32 mask_type, has_sinks, n_head_log2;
+    ct_f32 scale, max_bias, m0, m1;
+} ct_soft_max_args;
+CT_ARGS_ASSERT(soft_max_args_size, sizeof(ct_soft_max_args) == 144);
+CT_ARGS_OFFSET_ASSERT(soft_max_args_ne00, ct_soft_max_args, ne00, 96);
+
 /* MUL_MAT (mul_mat.cl, mul_mvq.cl): dst[r0, r1, i12, i13] = sum_k src0[k, r0, i12/r2,
  * i13/r3] * src1[k, r1, i12, i13]. The 8-bit path reads src1 as work_rows rows
  * quantized into the work memory by ct_quantize_qy (q6_k: in Q6_K's units). */
