@@ -162,6 +162,7 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_GROUP_NORM] = {ct_cpu_norm_supported, NULL, ct_cpu_norm},
     [CT_OP_SUM_ROWS] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
     [CT_OP_MEAN] = {ct_cpu_sum_rows_supported, NULL, ct_cpu_sum_rows},
+    [CT_OP_ROPE] = {ct_cpu_rope_supported, ct_cpu_rope_work_size, ct_cpu_rope},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

@@ -92,6 +92,7 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_GROUP_NORM] = {ct_ocl_norm_supported, ct_ocl_encode_norm},
     [CT_OP_SUM_ROWS] = {ct_ocl_sum_rows_supported, ct_ocl_encode_sum_rows},
     [CT_OP_MEAN] = {ct_ocl_sum_rows_supported, ct_ocl_encode_sum_rows},
+    [CT_OP_ROPE] = {ct_ocl_rope_supported, ct_ocl_encode_rope},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

@@ -142,6 +142,8 @@ ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* SUM_ROWS, MEAN */
 bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_sum_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+bool ct_ocl_rope_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_rope(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 
 /* ---- before encoding -------------------------------------------------------------- */
 

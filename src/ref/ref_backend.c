@@ -94,6 +94,7 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_GROUP_NORM] = {ct_ref_norm_supported, ct_ref_norm},
     [CT_OP_SUM_ROWS] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
     [CT_OP_MEAN] = {ct_ref_sum_rows_supported, ct_ref_sum_rows},
+    [CT_OP_ROPE] = {ct_ref_rope_supported, ct_ref_rope},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */
