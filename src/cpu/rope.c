@@ -179,8 +179,8 @@ void ct_cpu_rope(const ct_cpu_params *params, ct_tensor *dst) {
         char *y = (char *)dst->data + i1 * dst->nb[1] + i2 * dst->nb[2] + i3 * dst->nb[3];
         rotate_row(&k, cache, npairs, x, a->nb[0], y, dst->nb[0], f16);
         if (x != y || a->nb[0] != dst->nb[0]) {
-            for (int64_t i0 = 0; i0 < ne0; i0++)
-                if (i0 < win0 || i0 >= win1) memcpy(y + (size_t)i0 * dst->nb[0], x + (size_t)i0 * a->nb[0], ts);
+            for (int64_t i0 = 0; i0 < win0; i0++) memcpy(y + (size_t)i0 * dst->nb[0], x + (size_t)i0 * a->nb[0], ts);
+            for (int64_t i0 = win1; i0 < ne0; i0++) memcpy(y + (size_t)i0 * dst->nb[0], x + (size_t)i0 * a->nb[0], ts);
         }
     }
 }

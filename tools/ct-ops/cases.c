@@ -693,6 +693,16 @@ void cto_cases_perf(cto_case_list *l, double s) {
         add_mul_mat(l, sq_types[i], CT_TYPE_F32, sc(16384, s, 16, 16), 512, sc(16384, s, 256, 256), 1, 1, 1, 1, NULL,
                     false);
 
+    /* ROPE: a 4096-token prefill of 32 heads of 128 (NORMAL and NEOX, F32 and F16), one decode token */
+    for (int ti = 0; ti < 2; ti++) {
+        const ct_type t = ti ? CT_TYPE_F16 : CT_TYPE_F32;
+        add_rope(l, t, 128, 32, sc(4096, s, 1, 1), 1, 128, CT_ROPE_TYPE_NORMAL, 4096, 1.0f, 0.0f, 1.0f, false, 0, false,
+                 0, false);
+        add_rope(l, t, 128, 32, sc(4096, s, 1, 1), 1, 128, CT_ROPE_TYPE_NEOX, 4096, 1.0f, 0.0f, 1.0f, false, 0, false,
+                 0, false);
+    }
+    add_rope(l, CT_TYPE_F32, 128, 32, 1, 1, 128, CT_ROPE_TYPE_NEOX, 4096, 1.0f, 0.0f, 1.0f, false, 0, false, 0, false);
+
     cto_case c = base_case(CTO_CHAIN);
     set4(c.ne, 64, 1, 1, 1);
     c.n = 1000;
