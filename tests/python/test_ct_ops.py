@@ -140,7 +140,7 @@ class CtOps(unittest.TestCase):
         self.assertNotIn("not supported [", out)
         table = {}
         for op in ("GET_ROWS", "SET_ROWS", "MUL_MAT", "CPY", "DUP", "CONT", "CAST", "RMS_NORM", "NORM", "L2_NORM",
-                   "GROUP_NORM", "SUM_ROWS", "MEAN"):
+                   "GROUP_NORM", "SUM_ROWS", "MEAN", "ROPE"):
             m = re.search(r"\n  %s +(\d+) +(\d+) +(\d+)\n" % op, out)
             self.assertTrue(m, op)
             table[op] = tuple(int(g) for g in m.groups())
