@@ -147,7 +147,7 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_COUNT
 } ctor;
 
 static const struct {
@@ -174,6 +174,8 @@ static const struct {
     [C_GROUP_NORM] = {"ct_group_norm", CT_OP_GROUP_NORM},
     [C_SUM_ROWS] = {"ct_sum_rows", CT_OP_SUM_ROWS},
     [C_MEAN] = {"ct_mean", CT_OP_MEAN},
+    [C_ROPE_EXT] = {"ct_rope_ext", CT_OP_ROPE},
+    [C_ROPE_MULTI] = {"ct_rope_multi", CT_OP_ROPE},
     [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
@@ -268,6 +270,21 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     }
     case C_SUM_ROWS: return ct_sum_rows(ctx, a);
     case C_MEAN: return ct_mean(ctx, a);
+    case C_ROPE_EXT:
+    case C_ROPE_MULTI: {
+        ct_tensor *b = pick(r, ts, n), *ff = u8(r) < 128 ? NULL : pick(r, ts, n);
+        const int n_dims = (int8_t)u8(r), mode = (int8_t)u8(r), inplace = u8(r) & 1, offs = (int8_t)u8(r);
+        const int sec[4] = {(int8_t)u8(r), (int8_t)u8(r), (int8_t)u8(r), (int8_t)u8(r)};
+        ct_tensor *t;
+        if (c == C_ROPE_EXT)
+            t = inplace ? ct_rope_ext_inplace(ctx, a, b, ff, n_dims, mode, 0, 10000.0f, 1.0f, 0.5f, 1.0f, 32.0f, 1.0f)
+                        : ct_rope_ext(ctx, a, b, ff, n_dims, mode, 4096, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+        else
+            t = inplace ? ct_rope_multi_inplace(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.5f, 1.0f, 32.0f, 1.0f)
+                        : ct_rope_multi(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
+        if (t && offs != 0 && !ct_rope_set_offset(t, offs)) return NULL;
+        return t;
+    }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);
     case C_RESHAPE_2D: {

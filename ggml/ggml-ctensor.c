@@ -281,6 +281,7 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_ADD1: n_src = 2; break;
     case GGML_OP_SET_ROWS: n_src = 3; break;
     case GGML_OP_SOFT_MAX: n_src = 3, n_opt = 2; break; /* the mask and the sinks */
+    case GGML_OP_ROPE: n_src = node->src[2] ? 3 : 2; break; /* src[2]: the optional freq factors */
     default: break;
     }
     ct_tensor *s[3] = {NULL, NULL, NULL};
@@ -325,6 +326,24 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_SOFT_MAX:
         r = ct_soft_max_ext(c, s[0], s[1], s[2], ctg_param_f32(node, 0), ctg_param_f32(node, 1));
         break;
+    case GGML_OP_ROPE: {
+        /* ggml_rope_ext / ggml_rope_multi, in place when the node is a view of src0
+         * (a leading 0 and n_ctx are unused; the memcmp below checks every slot) */
+        const int32_t *p = node->op_params;
+        const int mode = p[2];
+        const bool inplace = node->view_src != NULL;
+        float f[6];
+        memcpy(f, &p[5], sizeof f);
+        if (mode & GGML_ROPE_TYPE_MROPE) {
+            r = (inplace ? ct_rope_multi_inplace : ct_rope_multi)(c, s[0], s[1], s[2], p[1], &p[11], mode, p[4], f[0],
+                                                                 f[1], f[2], f[3], f[4], f[5]);
+        } else {
+            r = (inplace ? ct_rope_ext_inplace : ct_rope_ext)(c, s[0], s[1], s[2], p[1], mode, p[4], f[0], f[1], f[2],
+                                                             f[3], f[4], f[5]);
+        }
+        if (r && p[15] != 0) r = ct_rope_set_offset(r, p[15]);
+        break;
+    }
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

@@ -242,8 +242,9 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(SUB,        "SUB",        0, binary)        \
     X(MUL,        "MUL",        0, binary)        \
     X(DIV,        "DIV",        0, binary)        \
-    X(ADD1,       "ADD1",       0, binary)         \
-    X(SOFT_MAX,   "SOFT_MAX",   0, soft_max)
+    X(ADD1,       "ADD1",       0, binary)        \
+    X(SOFT_MAX,   "SOFT_MAX",   0, soft_max)      \
+    X(ROPE,       "ROPE",       0, rope)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -475,6 +476,40 @@ CT_API ct_tensor *ct_soft_max_ext(ct_context *ctx, ct_tensor *a, ct_tensor *mask
                                   float max_bias);
 /* ct_soft_max_ext(ctx, a, NULL, NULL, 1.0f, 0.0f). */
 CT_API ct_tensor *ct_soft_max(ct_context *ctx, ct_tensor *a);
+
+/* Rotary position embedding (ggml_rope_ext / ggml_rope_multi; docs/TENSORS.md, ROPE).
+ * a: F32 or F16 [ne0, n_head, n_tokens, ne3], any strides; b: I32 positions, a vector
+ * of a.ne2 values (4·a.ne2 for the multi-section modes: the t, h, w, e sections one
+ * after another); c: NULL or F32 frequency factors, at least n_dims/2 values (n_dims
+ * for VISION). n_dims > 0 and even, n_dims <= a.ne0 (VISION: n_dims == a.ne0/2).
+ * The result has a's type and shape (contiguous; the _inplace forms return a view of
+ * a with op ROPE, written in place). op_params as ggml: [1] n_dims, [2] mode,
+ * [4] n_ctx_orig, [5..10] freq_base, freq_scale, ext_factor, attn_factor, beta_fast,
+ * beta_slow (floats), [11..14] sections (multi-section modes, else 0), [15] n_offs. */
+#define CT_ROPE_TYPE_NORMAL 0
+#define CT_ROPE_TYPE_NEOX   2
+#define CT_ROPE_TYPE_MROPE  8
+#define CT_ROPE_TYPE_VISION 24
+#define CT_ROPE_TYPE_IMROPE 40
+/* mode NORMAL or NEOX. */
+CT_API ct_tensor *ct_rope_ext(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c, int n_dims, int mode,
+                              int n_ctx_orig, float freq_base, float freq_scale, float ext_factor,
+                              float attn_factor, float beta_fast, float beta_slow);
+CT_API ct_tensor *ct_rope_ext_inplace(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c, int n_dims,
+                                      int mode, int n_ctx_orig, float freq_base, float freq_scale,
+                                      float ext_factor, float attn_factor, float beta_fast, float beta_slow);
+/* mode MROPE, VISION or IMROPE; sections[4] >= 0, one of the first three > 0. */
+CT_API ct_tensor *ct_rope_multi(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c, int n_dims,
+                                const int sections[4], int mode, int n_ctx_orig, float freq_base,
+                                float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+                                float beta_slow);
+CT_API ct_tensor *ct_rope_multi_inplace(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *c, int n_dims,
+                                        const int sections[4], int mode, int n_ctx_orig, float freq_base,
+                                        float freq_scale, float ext_factor, float attn_factor, float beta_fast,
+                                        float beta_slow);
+/* Moves the rotated window of a ROPE result to start at dim n_offs (ggml_rope_set_offset):
+ * n_offs >= 0, even, n_offs + n_dims <= ne0, not for VISION. Returns t, or NULL + status. */
+CT_API ct_tensor *ct_rope_set_offset(ct_tensor *t, int n_offs);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

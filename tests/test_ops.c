@@ -566,6 +566,80 @@ static void test_soft_max(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: a is NULL");
 }
 
+static void test_rope(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 128, 8, 5, 2), *pos = T4(CT_TYPE_I32, 5, 1, 1, 1);
+    ct_tensor *ff = T4(CT_TYPE_F32, 64, 1, 1, 1);
+    ct_tensor *r = ct_rope_ext(ctx, a, pos, ff, 128, CT_ROPE_TYPE_NEOX, 4096, 10000.0f, 0.5f, 1.0f, 1.0f, 32.0f, 1.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 128, 8, 5, 2) && r->op == CT_OP_ROPE && r->src[0] == a && r->src[1] == pos &&
+          r->src[2] == ff);
+    CHECK(r && r->op_params[0] == 0 && r->op_params[1] == 128 && r->op_params[2] == 2 && r->op_params[3] == 0 &&
+          r->op_params[4] == 4096 && ct_op_param_f32(r, 5) == 10000.0f && ct_op_param_f32(r, 6) == 0.5f &&
+          ct_op_param_f32(r, 9) == 32.0f && ct_op_param_f32(r, 10) == 1.0f && params_zero_from(r, 11));
+    CHECK(ct_rope_set_offset(r, 0) == r && r->op_params[15] == 0);
+    /* F16, a view of a wider tensor, no freq factors, a window of 32 at 96 */
+    ct_tensor *h = T4(CT_TYPE_F16, 256, 8, 5, 1);
+    ct_tensor *hv = ct_view_4d(ctx, h, 128, 8, 5, 1, h->nb[1], h->nb[2], h->nb[3], 128 * 2);
+    r = ct_rope_ext(ctx, hv, pos, NULL, 32, CT_ROPE_TYPE_NORMAL, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    CHECK(fresh(r, CT_TYPE_F16, 128, 8, 5, 1) && r->src[2] == NULL);
+    CHECK(ct_rope_set_offset(r, 96) == r && r->op_params[15] == 96);
+    CHECK(ct_rope_set_offset(r, 98) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_set_offset: n_offs=98 but must be even, >= 0 and n_offs + n_dims (32) <= ne[0]=128");
+    /* in place: a view of a with op ROPE */
+    r = ct_rope_ext_inplace(ctx, hv, pos, NULL, 128, CT_ROPE_TYPE_NEOX, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    CHECK(r && r->op == CT_OP_ROPE && r->view_src == h && r->view_offs == 256 && r->nb[1] == h->nb[1] && r->src[0] == hv);
+    /* multi-section: 4 positions a token, sections in [11..14] */
+    const int sec[4] = {16, 24, 24, 0};
+    ct_tensor *pos4 = T4(CT_TYPE_I32, 20, 1, 1, 1);
+    r = ct_rope_multi(ctx, a, pos4, NULL, 128, sec, CT_ROPE_TYPE_IMROPE, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 0.0f, 0.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 128, 8, 5, 2) && r->op_params[2] == 40 && r->op_params[11] == 16 &&
+          r->op_params[12] == 24 && r->op_params[13] == 24 && r->op_params[14] == 0);
+    r = ct_rope_multi(ctx, a, pos4, ff, 64, (const int[4]){16, 16, 0, 0}, CT_ROPE_TYPE_VISION, 0, 10000.0f, 1.0f,
+                      0.0f, 1.0f, 0.0f, 0.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 128, 8, 5, 2));
+    CHECK(ct_rope_set_offset(r, 2) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_set_offset: n_offs=2 but VISION takes no offset");
+
+    /* refused */
+    CHECK(ct_rope_ext(ctx, a, pos, NULL, 128, CT_ROPE_TYPE_MROPE, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: mode=8 but must be 0 (NORMAL) or 2 (NEOX)");
+    CHECK(ct_rope_ext(ctx, a, pos, NULL, 128, 1, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: mode=1 but must be 0 (NORMAL) or 2 (NEOX)");
+    CHECK(ct_rope_multi(ctx, a, pos4, NULL, 128, sec, CT_ROPE_TYPE_NEOX, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_multi: mode=2 but must be 8 (MROPE), 24 (VISION) or 40 (IMROPE)");
+    CHECK(ct_rope_ext(ctx, T4(CT_TYPE_BF16, 128, 8, 5, 1), pos, NULL, 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: a type=bf16 but must be f32 or f16");
+    CHECK(ct_rope_ext(ctx, a, T4(CT_TYPE_I64, 5, 1, 1, 1), NULL, 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: positions type=i64 but must be i32");
+    CHECK(ct_rope_ext(ctx, a, T4(CT_TYPE_I32, 5, 2, 1, 1), NULL, 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: positions ne=[5, 2, 1, 1] but must be a vector");
+    CHECK(ct_rope_ext(ctx, a, T4(CT_TYPE_I32, 4, 1, 1, 1), NULL, 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: positions ne[0]=4 but must be a ne[2]=5");
+    CHECK(ct_rope_multi(ctx, a, pos, NULL, 128, sec, CT_ROPE_TYPE_MROPE, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_multi: positions ne[0]=5 but must be 4 x a ne[2]=5");
+    CHECK(ct_rope_ext(ctx, a, pos, NULL, 130, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: n_dims=130 but must be even, > 0 and <= a ne[0]=128");
+    CHECK(ct_rope_ext(ctx, a, pos, NULL, 7, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK(ct_rope_ext(ctx, a, pos, NULL, 0, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK(ct_rope_multi(ctx, a, pos4, NULL, 32, (const int[4]){8, 8, 0, 0}, CT_ROPE_TYPE_VISION, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_multi: VISION needs n_dims=32 == a ne[0]/2 (ne[0]=128)");
+    CHECK(ct_rope_multi(ctx, a, pos4, NULL, 128, (const int[4]){0, 0, 0, 5}, CT_ROPE_TYPE_MROPE, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_multi: sections={0, 0, 0, 5} but one of the first three must be > 0");
+    CHECK(ct_rope_multi(ctx, a, pos4, NULL, 128, (const int[4]){-1, 8, 0, 0}, CT_ROPE_TYPE_MROPE, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_multi: sections[0]=-1 but must be >= 0");
+    CHECK(ct_rope_multi(ctx, a, pos4, NULL, 128, NULL, CT_ROPE_TYPE_MROPE, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_multi: sections is NULL");
+    CHECK(ct_rope_ext(ctx, a, pos, T4(CT_TYPE_F32, 63, 1, 1, 1), 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: freq factors (c) ne[0]=63 but must be >= 64");
+    CHECK(ct_rope_ext(ctx, a, pos, T4(CT_TYPE_F16, 64, 1, 1, 1), 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: freq factors (c) type=f16 but must be f32");
+    CHECK(ct_rope_ext(ctx, a, NULL, NULL, 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: positions (b) is NULL");
+    CHECK(ct_rope_set_offset(ct_mean(ctx, a), 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_set_offset: t op=MEAN but must be ROPE");
+    CHECK(ct_rope_set_offset(NULL, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_set_offset: t is NULL");
+}
+
 /* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
  * consumes nothing; in a no_alloc context results have no data. */
 static void test_arena_full(void) {
@@ -625,6 +699,7 @@ int main(void) {
     test_scale();
     test_binary();
     test_soft_max();
+    test_rope();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

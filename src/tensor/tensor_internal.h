@@ -103,6 +103,11 @@ bool ct_get_rows_types_supported(const ct_tensor *op);
  * blocks packed along dim 0). */
 bool ct_set_rows_types_supported(const ct_tensor *op);
 
+/* A ROPE node any backend can compute: F32/F16 src0 and dst of one shape, I32
+ * positions and F32 freq factors long enough, a known mode, n_dims, n_offs and
+ * sections as the constructors allow (src/ops/rope.c). */
+bool ct_rope_node_valid(const ct_tensor *op);
+
 /* op_params as float bits. */
 void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
 

@@ -106,6 +106,12 @@ typedef struct cto_case {
     bool mask, sinks;
     int mask_inf;
     float scale, max_bias;
+    struct {               /* ROPE: ggml's test_rope fields (view: 0 none, 1 strided, 2 second half of dim 0;
+                            * per: the source created permuted 0,2,1,3 and permuted back) */
+        int n_dims, mode, n_ctx, view, n_offs;
+        float fs, ef, af;
+        bool ff, inplace, per;
+    } rope;
     char name[560];
 } cto_case;
 

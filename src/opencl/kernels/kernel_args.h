@@ -230,5 +230,20 @@ typedef struct ct_binary_args {
 } ct_binary_args;
 CT_ARGS_ASSERT(binary_args_size, sizeof(ct_binary_args) == 152);
 CT_ARGS_OFFSET_ASSERT(binary_args_ne0, ct_binary_args, ne0, 96);
+/* ROPE (rope.cl): src0 [ne0, ne1, ne2, ne3] with strides nb00.., dst's nb0..; positions
+ * nbp and freq factors nbf bytes apart (has_ff 0: none); the angles' constants as the
+ * CPU computes them on the host (theta_scale = powf(freq_base, -2/n_dims), YaRN's corr
+ * dims, attn_factor times YaRN's magnitude scale). */
+typedef struct ct_rope_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_u64 nbp, nbf;
+    ct_i32 ne0, ne1, ne2, ne3;
+    ct_i32 n_dims, mode, n_offs, has_ff;
+    ct_i32 s0, s1, s2, s3;
+    ct_f32 theta_scale, freq_scale, ext_factor, mscale, corr0, corr1;
+} ct_rope_args;
+CT_ARGS_ASSERT(rope_args_size, sizeof(ct_rope_args) == 152);
+CT_ARGS_OFFSET_ASSERT(rope_args_ne0, ct_rope_args, ne0, 80);
 
 #endif
