@@ -172,6 +172,10 @@ static void plan_mvq(ct_ocl_enc *enc, const ct_tensor *node, const mm_kernels *k
     p->id = one ? k->mvq1 : staged_y ? k->mvqy : k->mvq;
     /* 1-D groups of teams, CT_MVQ_NR0 rows each */
     const size_t teams = mvq_teams(enc, p->id, a->type, staged_y);
+    if (teams == 0) { /* the kernel could not be created (the failure is on enc) */
+        if (enc->st == CT_OK) ct_ocl_enc_fail(enc, CT_DEVICE_ERROR, "%s: no work-group fits", ct_ocl_kernel_table[p->id].name);
+        return;
+    }
     p->local[0] = teams * CT_MVQ_TEAM, p->local[1] = 1, p->local[2] = 1;
     const size_t rows_per_group = CT_MVQ_NR0 * teams;
     p->scratch = mvq_scratch_bytes(a->type, teams, staged_y);
