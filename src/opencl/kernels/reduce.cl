@@ -1,5 +1,5 @@
-/* Work-group reductions: used by the mat-vec kernels (mul_mat.cl), norm.cl and
- * sum_rows.cl. Needs nothing but the prelude. */
+/* Work-group reductions: used by the mat-vec kernels (mul_mat.cl), norm.cl,
+ * sum_rows.cl and soft_max.cl. Needs nothing but the prelude. */
 
 
 /* Sum of v over the work-items of one local row (dim 0) of the work-group, returned
@@ -64,5 +64,31 @@ int ct_red_sum_n(const float *vals, const int nv, __local float *scratch) {
         barrier(CLK_LOCAL_MEM_FENCE);
     }
     return wg;
+#endif
+}
+
+/* Max of v over a 1-D work-group, returned to every work-item; scratch holds
+ * get_local_size(0) floats. A NaN may be dropped: it makes its row NaN anyway. */
+float ct_red_max(float v, __local float *scratch) {
+    const int lx = get_local_id(0), nx = get_local_size(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+#if CT_HAS_SUBGROUPS
+    const float s = sub_group_reduce_max(v);
+    if (get_sub_group_local_id() == 0) scratch[get_sub_group_id()] = s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int nsg = get_num_sub_groups();
+    float t = scratch[0];
+    for (int i = 1; i < nsg; i++) t = fmax(t, scratch[i]);
+    return t;
+#else
+    scratch[lx] = v;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int n = nx; n > 1;) {
+        const int h = (n + 1) >> 1;
+        if (lx < n - h) scratch[lx] = fmax(scratch[lx], scratch[lx + h]);
+        n = h;
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    return scratch[0];
 #endif
 }

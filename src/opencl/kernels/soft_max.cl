@@ -1,37 +1,11 @@
 /* SOFT_MAX of F32 rows (ct_soft_max_args, kernel_args.h) with the CPU reference's formula:
  * w = x*scale + slope*mask, M = max(max w, sink), y = exp(w - M) / (sum exp(w - M) + exp(sink - M)).
- * One work-group per row; the max and the sum are work-group reductions (sm_red_max here,
+ * One work-group per row; the max and the sum are work-group reductions (ct_red_max and
  * ct_red_sum of reduce.cl), the sum in float per work-item. Rows of up to SM_KEEP elements a
  * work-item stay in registers between the passes; longer ones go through dst (each
  * work-item reads and writes only its own elements, so dst may alias src0). */
 
 #define SM_KEEP 16
-
-/* Max of v over a 1-D work-group, returned to every work-item; scratch holds
- * get_local_size(0) floats. A NaN may be dropped: it makes its row NaN anyway. */
-float sm_red_max(float v, __local float *scratch) {
-    const int lx = get_local_id(0), nx = get_local_size(0);
-    barrier(CLK_LOCAL_MEM_FENCE);
-#if CT_HAS_SUBGROUPS
-    const float s = sub_group_reduce_max(v);
-    if (get_sub_group_local_id() == 0) scratch[get_sub_group_id()] = s;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int nsg = get_num_sub_groups();
-    float t = scratch[0];
-    for (int i = 1; i < nsg; i++) t = fmax(t, scratch[i]);
-    return t;
-#else
-    scratch[lx] = v;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int n = nx; n > 1;) {
-        const int h = (n + 1) >> 1;
-        if (lx < n - h) scratch[lx] = fmax(scratch[lx], scratch[lx + h]);
-        n = h;
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    return scratch[0];
-#endif
-}
 
 /* Work-group (i01, i02, i03) computes that row. */
 __kernel void ct_soft_max_f32(__global const uchar *src, ulong offs, __global const uchar *mask, ulong offsm,
@@ -78,7 +52,7 @@ __kernel void ct_soft_max_f32(__global const uchar *src, ulong offs, __global co
     }
 #undef SM_W
 #undef SM_X
-    float max = sm_red_max(lmax, scratch);
+    float max = ct_red_max(lmax, scratch);
     float sink = 0.0f;
     if (a.has_sinks) {
         sink = *(const __global float *)(sinks + offss + (ulong)i02 * a.nbs0);
