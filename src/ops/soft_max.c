@@ -46,6 +46,11 @@ ct_tensor *ct_soft_max_ext(ct_context *ctx, ct_tensor *a, ct_tensor *mask, ct_te
             return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne0=%lld but must be a's ne2=%lld (one per head)", func,
                                 ct_tensor_label(sinks, "sinks").s, (long long)sinks->ne[0], (long long)a->ne[2]);
         }
+        if (a->ne[2] > 0 && ct_is_empty(sinks)) { /* its first row is read: it must hold one */
+            return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne=[%lld,%lld,%lld,%lld] has no elements", func,
+                                ct_tensor_label(sinks, "sinks").s, (long long)sinks->ne[0], (long long)sinks->ne[1],
+                                (long long)sinks->ne[2], (long long)sinks->ne[3]);
+        }
     }
     ct_tensor *t = ct_tensor_new_impl(ctx, func, CT_TYPE_F32, a->ne);
     if (t == NULL) return NULL;
