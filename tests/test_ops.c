@@ -560,6 +560,8 @@ static void test_soft_max(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: sinks type=f16 but must be f32");
     CHECK(ct_soft_max_ext(ctx, a, NULL, T4(CT_TYPE_F32, 5, 1, 1, 1), 1.0f, 0.0f) == NULL);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: sinks ne0=5 but must be a's ne2=4 (one per head)");
+    CHECK(ct_soft_max_ext(ctx, a, NULL, T4(CT_TYPE_F32, 4, 0, 1, 1), 1.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: sinks ne=[4,0,1,1] has no elements");
     CHECK(ct_soft_max(NULL, a) == NULL);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_soft_max_ext: ctx is NULL");
     CHECK(ct_soft_max_ext(ctx, NULL, m, s, 1.0f, 0.0f) == NULL);
