@@ -30,7 +30,22 @@ bool cto_kind_from_name(const char *name, cto_kind *kind) {
     return false;
 }
 
+static const cto_family *const families[] = {
+#define CTO_FAMILY(f) &cto_family_##f,
+#include "families.def"
+#undef CTO_FAMILY
+};
+
+/* The family file that owns kind's cases; NULL for the lists kept in this file. */
+static const cto_family *family_of(cto_kind kind) {
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++)
+        if (families[i]->owns(kind)) return families[i];
+    return NULL;
+}
+
 bool cto_kind_exact(cto_kind kind) {
+    const cto_family *f = family_of(kind);
+    if (f) return f->exact;
     switch (kind) {
     case CTO_GET_ROWS: case CTO_SET_ROWS: case CTO_CPY: case CTO_DUP: case CTO_CONT: case CTO_CAST:
         return true;
@@ -44,6 +59,8 @@ bool cto_kind_exact(cto_kind kind) {
 
 /* docs/TESTING.md, Thresholds. */
 double cto_kind_max_nmse(cto_kind kind) {
+    const cto_family *f = family_of(kind);
+    if (f) return f->max_nmse;
     switch (kind) {
     case CTO_CPY: case CTO_CAST: return 1e-6;
     case CTO_MUL_MAT: return 5e-4;
@@ -72,21 +89,27 @@ static const ct_type other_types[] = {
 
 /* ---- names ---------------------------------------------------------------- */
 
-static int fmt_ne(char *buf, size_t n, const int64_t ne[4]) {
+int cto_fmt_ne(char *buf, size_t n, const int64_t ne[4]) {
     return snprintf(buf, n, "[%lld,%lld,%lld,%lld]", (long long)ne[0], (long long)ne[1], (long long)ne[2],
                     (long long)ne[3]);
 }
 
-static int fmt_per(char *buf, size_t n, const int per[4]) {
+int cto_fmt_per(char *buf, size_t n, const int per[4]) {
     return snprintf(buf, n, "[%d,%d,%d,%d]", per[0], per[1], per[2], per[3]);
 }
 
 static void case_name(cto_case *c) {
     char ne[96], p1[32], p2[32], body[512];
-    fmt_ne(ne, sizeof ne, c->ne);
-    fmt_per(p1, sizeof p1, c->per);
-    fmt_per(p2, sizeof p2, c->per2);
+    cto_fmt_ne(ne, sizeof ne, c->ne);
+    cto_fmt_per(p1, sizeof p1, c->per);
+    cto_fmt_per(p2, sizeof p2, c->per2);
     const char *ta = ct_type_name(c->ta), *tb = ct_type_name(c->tb);
+    const cto_family *f = family_of(c->kind);
+    if (f) {
+        f->name(c, body, sizeof body);
+        snprintf(c->name, sizeof c->name, "%s(%s)", cto_kind_name(c->kind), body);
+        return;
+    }
     switch (c->kind) {
     case CTO_GET_ROWS:
         snprintf(body, sizeof body, "type=%s,n=%lld,m=%lld,r=%lld,b=%lld,v=%d", ta, (long long)c->n,
@@ -140,7 +163,7 @@ static void case_name(cto_case *c) {
         break;
     case CTO_ADD: case CTO_SUB: case CTO_MUL: case CTO_DIV: case CTO_ADD1: {
         char rp[32];
-        fmt_per(rp, sizeof rp, c->rep);
+        cto_fmt_per(rp, sizeof rp, c->rep);
         snprintf(body, sizeof body, "type=%s,type_b=%s,ne=%s,nr=%s,perm1=%d,v=%d,overlap=%d,edge=%d", ta, tb, ne, rp,
                  c->use_per, c->v, c->r == 1, c->edge);
         break;
@@ -154,13 +177,6 @@ static void case_name(cto_case *c) {
                  ne, c->mask, c->sinks, tb, c->nr[0], c->nr[1], (double)c->scale, (double)c->max_bias, extra);
         break;
     }
-    case CTO_ROPE:
-        snprintf(body, sizeof body,
-                 "type=%s,ne_a=%s,n_dims=%d,mode=%d,n_ctx=%d,fs=%f,ef=%f,af=%f,ff=%d,v=%d,inplace=%d,n_offs=%d%s", ta,
-                 ne, c->rope.n_dims, c->rope.mode, c->rope.n_ctx, (double)c->rope.fs, (double)c->rope.ef,
-                 (double)c->rope.af, c->rope.ff, c->rope.view, c->rope.inplace, c->rope.n_offs,
-                 c->rope.per ? ",permuted" : "");
-        break;
     case CTO_CHAIN:
         snprintf(body, sizeof body, "op=RMS_NORM,ne0=%lld,nodes=%lld", (long long)c->ne[0], (long long)c->n);
         break;
@@ -172,7 +188,7 @@ static void case_name(cto_case *c) {
 
 /* ---- list building -------------------------------------------------------- */
 
-static cto_case base_case(cto_kind kind) {
+cto_case cto_case_base(cto_kind kind) {
     cto_case c;
     memset(&c, 0, sizeof c);
     c.kind = kind;
@@ -188,7 +204,7 @@ static cto_case base_case(cto_kind kind) {
     return c;
 }
 
-static void add(cto_case_list *l, cto_case c) {
+void cto_case_add(cto_case_list *l, cto_case c) {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 256;
         cto_case *v = realloc(l->v, cap * sizeof *v);
@@ -209,118 +225,118 @@ void cto_case_list_free(cto_case_list *l) {
     l->n = l->cap = 0;
 }
 
-static void set4(int64_t dst[4], int64_t a, int64_t b, int64_t c, int64_t d) {
+void cto_set4(int64_t dst[4], int64_t a, int64_t b, int64_t c, int64_t d) {
     dst[0] = a; dst[1] = b; dst[2] = c; dst[3] = d;
 }
 
-static void setp(int dst[4], int a, int b, int c, int d) {
+void cto_setp(int dst[4], int a, int b, int c, int d) {
     dst[0] = a; dst[1] = b; dst[2] = c; dst[3] = d;
 }
 
 static void add_get_rows(cto_case_list *l, ct_type t, int64_t n, int64_t m, int64_t r, int64_t b, bool v) {
-    cto_case c = base_case(CTO_GET_ROWS);
+    cto_case c = cto_case_base(CTO_GET_ROWS);
     c.ta = t;
     c.ti = CT_TYPE_I32;
     c.n = n; c.m = m; c.r = r; c.b = b; c.v = v;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_set_rows(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, int nr0,
                          int nr1, int64_t r, bool v, ct_type tsrc, ct_type tidx) {
-    cto_case c = base_case(CTO_SET_ROWS);
+    cto_case c = cto_case_base(CTO_SET_ROWS);
     c.ta = t; c.tb = tsrc; c.ti = tidx;
-    set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
     c.nr[0] = nr0; c.nr[1] = nr1;
     c.r = r; c.v = v;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_mul_mat(cto_case_list *l, ct_type ta, ct_type tb, int64_t m, int64_t n, int64_t k, int bs0, int bs1,
                         int nr0, int nr1, const int *per, bool v) {
-    cto_case c = base_case(CTO_MUL_MAT);
+    cto_case c = cto_case_base(CTO_MUL_MAT);
     c.ta = ta; c.tb = tb;
     c.m = m; c.n = n; c.k = k;
     c.bs[0] = bs0; c.bs[1] = bs1; c.nr[0] = nr0; c.nr[1] = nr1;
     if (per) {
-        setp(c.per, per[0], per[1], per[2], per[3]);
+        cto_setp(c.per, per[0], per[1], per[2], per[3]);
         c.use_per = per[0] != 0 || per[1] != 1 || per[2] != 2 || per[3] != 3;
     }
     c.v = v;
     c.flops = n > 8;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_cpy(cto_case_list *l, ct_type ts, ct_type td, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
                     const int *ps, const int *pd) {
-    cto_case c = base_case(CTO_CPY);
+    cto_case c = cto_case_base(CTO_CPY);
     c.ta = ts; c.tb = td;
-    set4(c.ne, ne0, ne1, ne2, ne3);
-    if (ps) { setp(c.per, ps[0], ps[1], ps[2], ps[3]); c.use_per = true; }
-    if (pd) { setp(c.per2, pd[0], pd[1], pd[2], pd[3]); c.use_per2 = true; }
-    add(l, c);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
+    if (ps) { cto_setp(c.per, ps[0], ps[1], ps[2], ps[3]); c.use_per = true; }
+    if (pd) { cto_setp(c.per2, pd[0], pd[1], pd[2], pd[3]); c.use_per2 = true; }
+    cto_case_add(l, c);
 }
 
 static void add_simple(cto_case_list *l, cto_kind kind, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
                        const int *per) {
-    cto_case c = base_case(kind);
+    cto_case c = cto_case_base(kind);
     c.ta = t;
-    set4(c.ne, ne0, ne1, ne2, ne3);
-    if (per) { setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
-    add(l, c);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
+    if (per) { cto_setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
+    cto_case_add(l, c);
 }
 
 static void add_cast(cto_case_list *l, ct_type ts, ct_type td, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
                      const int *per) {
-    cto_case c = base_case(CTO_CAST);
+    cto_case c = cto_case_base(CTO_CAST);
     c.ta = ts; c.tb = td;
-    set4(c.ne, ne0, ne1, ne2, ne3);
-    if (per) { setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
-    add(l, c);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
+    if (per) { cto_setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
+    cto_case_add(l, c);
 }
 
 static void add_norm(cto_case_list *l, cto_kind kind, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool v,
                      float eps) {
-    cto_case c = base_case(kind);
-    set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_case c = cto_case_base(kind);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
     c.v = v;
     c.eps = eps;
     if (kind == CTO_RMS_NORM) { c.lo = -10.0f; c.hi = 10.0f; }
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_group_norm(cto_case_list *l, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, int groups,
                            float eps) {
-    cto_case c = base_case(CTO_GROUP_NORM);
-    set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_case c = cto_case_base(CTO_GROUP_NORM);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
     c.n_groups = groups;
     c.eps = eps;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_unary(cto_case_list *l, int uop, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool v,
                       const int *per, float lo, float hi) {
-    cto_case c = base_case(CTO_UNARY);
+    cto_case c = cto_case_base(CTO_UNARY);
     c.ta = t;
     c.uop = uop;
-    set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
     c.v = v;
-    if (per) { setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
+    if (per) { cto_setp(c.per, per[0], per[1], per[2], per[3]); c.use_per = true; }
     c.lo = lo;
     c.hi = hi;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_scale(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool v, float s,
                       float bias) {
-    cto_case c = base_case(CTO_SCALE);
+    cto_case c = cto_case_base(CTO_SCALE);
     c.ta = t;
-    set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
     c.v = v;
     c.s = s;
     c.bias = bias;
     c.lo = -4.0f;
     c.hi = 4.0f;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 /* A binary op: src1 of shape ne, src0 of ne repeated rep times; perm1 builds src1
@@ -328,15 +344,15 @@ static void add_scale(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int
  * takes src0 and src1 as overlapping views of one tensor (ne3 >= 3, rep all 1). */
 static void add_binary(cto_case_list *l, cto_kind kind, ct_type ta, ct_type tb, int64_t ne0, int64_t ne1, int64_t ne2,
                        int64_t ne3, int r0, int r1, int r2, int r3, bool perm1, bool v, bool overlap, bool edge) {
-    cto_case c = base_case(kind);
+    cto_case c = cto_case_base(kind);
     c.ta = ta; c.tb = tb;
-    set4(c.ne, ne0, ne1, ne2, ne3);
-    setp(c.rep, r0, r1, r2, r3);
-    if (perm1) { setp(c.per, 1, 2, 0, 3); c.use_per = true; }
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_setp(c.rep, r0, r1, r2, r3);
+    if (perm1) { cto_setp(c.per, 1, 2, 0, 3); c.use_per = true; }
     c.v = v;
     c.r = overlap;
     c.edge = edge;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 static void add_binary4(cto_case_list *l, ct_type ta, ct_type tb, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3,
@@ -348,8 +364,8 @@ static void add_binary4(cto_case_list *l, ct_type ta, ct_type tb, int64_t ne0, i
 
 static cto_case soft_max_case(int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool mask, bool sinks,
                               ct_type m_prec, int nr0, int nr1, float scale, float max_bias) {
-    cto_case c = base_case(CTO_SOFT_MAX);
-    set4(c.ne, ne0, ne1, ne2, ne3);
+    cto_case c = cto_case_base(CTO_SOFT_MAX);
+    cto_set4(c.ne, ne0, ne1, ne2, ne3);
     c.mask = mask;
     c.sinks = sinks;
     c.tb = m_prec;
@@ -361,91 +377,7 @@ static cto_case soft_max_case(int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3
 
 static void add_soft_max(cto_case_list *l, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, bool mask, bool sinks,
                          ct_type m_prec, int nr0, int nr1, float scale, float max_bias) {
-    add(l, soft_max_case(ne0, ne1, ne2, ne3, mask, sinks, m_prec, nr0, nr1, scale, max_bias));
-}
-
-static void add_rope(cto_case_list *l, ct_type t, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, int n_dims,
-                     int mode, int n_ctx, float fs, float ef, float af, bool ff, int view, bool inplace, int n_offs,
-                     bool per) {
-    cto_case c = base_case(CTO_ROPE);
-    c.ta = t;
-    set4(c.ne, ne0, ne1, ne2, ne3);
-    c.rope.n_dims = n_dims, c.rope.mode = mode, c.rope.n_ctx = n_ctx, c.rope.view = view, c.rope.n_offs = n_offs;
-    c.rope.fs = fs, c.rope.ef = ef, c.rope.af = af, c.rope.ff = ff, c.rope.inplace = inplace, c.rope.per = per;
-    add(l, c);
-}
-
-/* ggml's test_rope list (forward only), then edges. */
-static void rope_cases(cto_case_list *l) {
-    enum { N = CT_ROPE_TYPE_NORMAL, X = CT_ROPE_TYPE_NEOX, M = CT_ROPE_TYPE_MROPE, V = CT_ROPE_TYPE_VISION,
-           I = CT_ROPE_TYPE_IMROPE };
-    static const ct_type types[2] = {CT_TYPE_F32, CT_TYPE_F16};
-    bool all = true;
-    for (int fsi = 0; fsi < 2; fsi++)
-        for (int efi = 0; efi < 2; efi++)
-            for (int afi = 0; afi < 2; afi++)
-                for (int ti = 0; ti < 2; ti++) {
-                    const float fs = fsi ? 1.4245f : 1.0f, ef = efi ? 0.7465f : 0.0f, af = afi ? 1.4245f : 1.0f;
-                    const ct_type t = types[ti];
-                    for (int ff = 0; ff <= 1; ff++) {
-                        for (int v = 0; v <= 1; v++) {
-#define R(a, b, cc, d, nd, md) add_rope(l, t, a, b, cc, d, nd, md, 512, fs, ef, af, ff, v, false, 0, false)
-                            R(128, 32, 2, 1, 128, N);
-                            if (all) {
-                                R(128, 40, 2, 1, 128, N); R(128, 52, 2, 1, 128, N); R(128, 64, 2, 1, 128, N);
-                                R(16, 16, 8192, 1, 16, N);
-                                R(64, 1, 2, 1, 64, X); R(64, 71, 2, 1, 64, X); R(64, 8, 2, 1, 64, X);
-                                R(80, 32, 2, 1, 20, N); R(80, 32, 2, 1, 32, N); R(80, 32, 4, 1, 32, N);
-                                R(80, 32, 2, 1, 20, X); R(80, 32, 2, 1, 32, X); R(80, 32, 4, 1, 32, X);
-                                R(16, 16, 8192, 1, 16, X);
-                                R(128, 12, 2, 1, 128, M); R(128, 28, 2, 1, 128, M); R(128, 12, 2, 1, 20, M);
-                                R(128, 28, 2, 1, 32, M); R(128, 12, 2, 1, 128, I); R(128, 28, 2, 1, 128, I);
-                                R(128, 12, 2, 1, 20, I); R(128, 28, 2, 1, 32, I); R(80, 16, 2, 1, 80, V);
-                                R(128, 16, 2, 1, 128, I); R(16, 16, 8192, 1, 16, I);
-                            }
-                            R(64, 128, 2, 1, 64, X);
-#undef R
-                        }
-                        static const int modes[5] = {N, X, M, I, V};
-                        for (int m = 0; m < 5; m++)
-                            add_rope(l, t, 36, 16, 2457, 1, 36, modes[m], 512, fs, ef, af, ff, 2, false, 0, false);
-                    }
-                    all = false;
-                }
-    static const int modes[5] = {N, X, M, I, V};
-    for (int ti = 0; ti < 2; ti++) {
-        for (int m = 0; m < 5; m++)
-            for (int ff = 0; ff <= 1; ff++) {
-                add_rope(l, types[ti], 128, 32, 2, 1, 128, modes[m], 512, 1.4245f, 0.7465f, 1.4245f, ff, 0, true, 0, false);
-                add_rope(l, types[ti], 128, 32, 2, 1, 128, modes[m], 512, 1.4245f, 0.7465f, 1.4245f, ff, 1, true, 0, false);
-                add_rope(l, types[ti], 128, 32, 2, 3, 128, modes[m], 512, 1.4245f, 0.7465f, 1.4245f, ff, 1, true, 0, false);
-            }
-        for (int ff = 0; ff <= 1; ff++) {
-            add_rope(l, types[ti], 128, 32, 2, 1, 32, N, 512, 1.4245f, 0.7465f, 1.4245f, ff, 0, false, 32, false);
-            add_rope(l, types[ti], 128, 32, 2, 1, 32, X, 512, 1.4245f, 0.7465f, 1.4245f, ff, 0, false, 32, false);
-            add_rope(l, types[ti], 128, 12, 2, 1, 24, M, 512, 1.4245f, 0.7465f, 1.4245f, ff, 0, false, 32, false);
-            add_rope(l, types[ti], 128, 12, 2, 1, 24, I, 512, 1.4245f, 0.7465f, 1.4245f, ff, 0, false, 32, false);
-        }
-        add_rope(l, types[ti], 128, 32, 2, 1, 32, X, 512, 1.4245f, 0.7465f, 1.4245f, false, 0, true, 32, false);
-    }
-    add_rope(l, CT_TYPE_F32, 256, 8, 512, 1, 64, I, 512, 1.0f, 0.0f, 1.0f, false, 0, false, 0, false);
-    add_rope(l, CT_TYPE_F32, 256, 8, 512, 1, 256, X, 512, 1.0f, 0.0f, 1.0f, false, 0, false, 0, false);
-    add_rope(l, CT_TYPE_F32, 512, 8, 512, 1, 128, X, 512, 1.0f, 0.0f, 1.0f, true, 0, false, 0, false);
-    /* edges: one head, one token, two pairs, odd rows with copied tails, ne3 > 1, far
-     * positions, a YaRN context, the source permuted (heads and tokens swapped) */
-    for (int ti = 0; ti < 2; ti++) {
-        const ct_type t = types[ti];
-        add_rope(l, t, 2, 1, 1, 1, 2, N, 512, 1.0f, 0.0f, 1.0f, false, 0, false, 0, false);
-        add_rope(l, t, 4, 1, 1, 1, 4, X, 512, 1.0f, 0.7465f, 1.0f, true, 0, false, 0, false);
-        add_rope(l, t, 33, 3, 5, 2, 20, N, 512, 1.0f, 0.0f, 1.0f, false, 0, false, 6, false);
-        add_rope(l, t, 33, 3, 5, 2, 20, X, 512, 1.4245f, 0.7465f, 1.0f, true, 0, false, 2, false);
-        add_rope(l, t, 64, 7, 9, 3, 64, X, 131072, 1.0f, 0.0f, 1.0f, false, 0, false, 0, false);
-        add_rope(l, t, 64, 7, 9, 3, 48, N, 131072, 0.25f, 1.0f, 1.0f, true, 0, false, 0, false);
-        add_rope(l, t, 64, 5, 6, 1, 64, N, 512, 1.0f, 0.0f, 1.0f, false, 0, false, 0, true);
-        add_rope(l, t, 64, 5, 6, 1, 32, X, 512, 1.4245f, 0.7465f, 1.4245f, true, 0, false, 0, true);
-        add_rope(l, t, 64, 5, 6, 1, 64, M, 512, 1.4245f, 0.7465f, 1.4245f, true, 0, false, 0, true);
-        add_rope(l, t, 40, 3, 2, 1, 40, V, 512, 1.0f, 0.7465f, 1.0f, true, 1, false, 0, false);
-    }
+    cto_case_add(l, soft_max_case(ne0, ne1, ne2, ne3, mask, sinks, m_prec, nr0, nr1, scale, max_bias));
 }
 
 void cto_cases_test(cto_case_list *l) {
@@ -841,46 +773,46 @@ void cto_cases_test(cto_case_list *l) {
         cto_case c = soft_max_case(256, 32, 4, 1, true, false, m_prec, 2, 1, 0.125f, 0.0f); /* causal, n_kv 256 */
         c.mask_inf = 1;
         c.r = 3; /* the mask has 3 rows more than a (ggml pads it) */
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(4096, 5, 2, 1, true, false, m_prec, 4, 1, 0.088f, 0.0f);
         c.mask_inf = 1;
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(100, 9, 2, 1, true, true, m_prec, 2, 1, 1.0f, 0.0f); /* whole -INF rows, sinks */
         c.mask_inf = 2;
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(4096, 6, 2, 1, true, true, m_prec, 1, 1, 1.0f, 8.0f);
         c.mask_inf = 2;
-        add(l, c);
+        cto_case_add(l, c);
     }
     {
         cto_case c = soft_max_case(40, 6, 3, 2, true, true, CT_TYPE_F16, 1, 1, 0.7f, 0.0f);
         c.v = true; /* a's rows 43 floats apart */
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(1000, 6, 3, 1, true, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
         c.v = true;
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(24, 5, 4, 2, true, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
-        setp(c.per, 0, 2, 1, 3); /* a [24, 4, 5, 2] permuted to [24, 5, 4, 2]: heads and tokens swap */
+        cto_setp(c.per, 0, 2, 1, 3); /* a [24, 4, 5, 2] permuted to [24, 5, 4, 2]: heads and tokens swap */
         c.use_per = true;
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(8, 12, 4, 1, false, false, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
-        setp(c.per, 1, 0, 2, 3); /* transposed: a's elements 12 floats apart */
+        cto_setp(c.per, 1, 0, 2, 3); /* transposed: a's elements 12 floats apart */
         c.use_per = true;
-        add(l, c);
+        cto_case_add(l, c);
         c = soft_max_case(300, 7, 2, 1, true, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
         c.lo = -100.0f; c.hi = 100.0f;
-        add(l, c);
+        cto_case_add(l, c);
         add_soft_max(l, 129, 3, 2, 1, true, false, CT_TYPE_F16, 1, 1, -1.5f, -1.0f);
         add_soft_max(l, 4097, 3, 1, 1, false, true, CT_TYPE_F32, 1, 1, 1.0f, 0.0f);
         add_soft_max(l, 2048, 64, 8, 1, true, false, CT_TYPE_F16, 4, 1, 0.088f, 0.0f);
     }
-    rope_cases(l);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) families[i]->test_cases(l);
 }
 
 /* ---- perf list ------------------------------------------------------------ */
 
 /* x scaled, rounded down to a multiple of mult, at least lo. */
-static int64_t sc(int64_t x, double s, int64_t mult, int64_t lo) {
+int64_t cto_scaled(int64_t x, double s, int64_t mult, int64_t lo) {
     int64_t v = (int64_t)((double)x * s);
     v -= v % mult;
     return v < lo ? lo : v;
@@ -896,22 +828,22 @@ void cto_cases_perf(cto_case_list *l, double s) {
         CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q8_0, CT_TYPE_Q4_0, CT_TYPE_Q4_K, CT_TYPE_Q6_K,
     };
 
-    int64_t dst_rows = sc(65536, s, 1, 64);
+    int64_t dst_rows = cto_scaled(65536, s, 1, 64);
     static const int64_t set_r[3] = {1, 32, 16384};
     for (int i = 0; i < N_OF(set_types); i++)
         for (int j = 0; j < 3; j++) {
-            int64_t r = set_r[j] > 32 ? sc(set_r[j], s, 1, 32) : set_r[j];
+            int64_t r = set_r[j] > 32 ? cto_scaled(set_r[j], s, 1, 32) : set_r[j];
             if (r > dst_rows) r = dst_rows;
             add_set_rows(l, set_types[i], 4096, dst_rows, 1, 1, 1, 1, r, false, CT_TYPE_F32, CT_TYPE_I64);
         }
 
-    int64_t src_rows = sc(32768, s, 1, 64);
+    int64_t src_rows = cto_scaled(32768, s, 1, 64);
     for (int i = 0; i < N_OF(get_types); i++) {
         add_get_rows(l, get_types[i], 4096, src_rows, 1, 1, false);
-        add_get_rows(l, get_types[i], 4096, src_rows, sc(16384, s, 1, 32), 1, false);
+        add_get_rows(l, get_types[i], 4096, src_rows, cto_scaled(16384, s, 1, 32), 1, false);
     }
 
-    int64_t cpy_rows = sc(4096, s, 1, 16);
+    int64_t cpy_rows = cto_scaled(4096, s, 1, 16);
     static const ct_type cpy_pairs[][2] = {
         {CT_TYPE_F32, CT_TYPE_F16}, {CT_TYPE_F32, CT_TYPE_BF16}, {CT_TYPE_F32, CT_TYPE_Q8_0},
         {CT_TYPE_F32, CT_TYPE_Q4_0}, {CT_TYPE_Q4_0, CT_TYPE_F32}, {CT_TYPE_F16, CT_TYPE_F32},
@@ -919,18 +851,18 @@ void cto_cases_perf(cto_case_list *l, double s) {
     for (int i = 0; i < N_OF(cpy_pairs); i++)
         add_cpy(l, cpy_pairs[i][0], cpy_pairs[i][1], 4096, cpy_rows, 1, 1, NULL, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 4096, cpy_rows, 1, 1, P1023, NULL);
-    add_cpy(l, CT_TYPE_F32, CT_TYPE_F16, 512, sc(3072, s, 1, 16), 1, 1, NULL, NULL);
-    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 8192, sc(512, s, 1, 4), 2, 1, P0213, NULL);
-    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 3072, sc(512, s, 1, 4), 2, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F16, 512, cto_scaled(3072, s, 1, 16), 1, 1, NULL, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 8192, cto_scaled(512, s, 1, 4), 2, 1, P0213, NULL);
+    add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 3072, cto_scaled(512, s, 1, 4), 2, 1, P0213, NULL);
 
     static const cto_kind norm_kinds[5] = {CTO_RMS_NORM, CTO_NORM, CTO_L2_NORM, CTO_SUM_ROWS, CTO_MEAN};
     for (int i = 0; i < 5; i++) {
         for (int j = 0; j < 2; j++) {
-            cto_case c = base_case(norm_kinds[i]);
-            if (j == 0) set4(c.ne, 8192, sc(8192, s, 1, 16), 1, 1);
-            else set4(c.ne, 4096, 1, 1, 1);
+            cto_case c = cto_case_base(norm_kinds[i]);
+            if (j == 0) cto_set4(c.ne, 8192, cto_scaled(8192, s, 1, 16), 1, 1);
+            else cto_set4(c.ne, 4096, 1, 1, 1);
             c.eps = 1e-6f;
-            add(l, c);
+            cto_case_add(l, c);
         }
     }
     add_simple(l, CTO_MEAN, CT_TYPE_F32, 256, 256, 3, 1, NULL);
@@ -940,28 +872,28 @@ void cto_cases_perf(cto_case_list *l, double s) {
     /* binary ops: the transformer's [n_embd, n_tokens] op [n_embd, 1], same shapes, F16 */
     static const cto_kind bin_kinds[2] = {CTO_ADD, CTO_MUL};
     for (int i = 0; i < 2; i++) {
-        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false,
+        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)cto_scaled(4096, s, 1, 16), 1, 1, false,
                    false, false, false);
-        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, sc(4096, s, 1, 16), 1, 1, 1, 1, 1, 1, false,
+        add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, cto_scaled(4096, s, 1, 16), 1, 1, 1, 1, 1, 1, false,
                    false, false, false);
         add_binary(l, bin_kinds[i], CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, 1, 1, 1, false, false, false, false);
     }
-    add_binary(l, CTO_ADD, CT_TYPE_F16, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false, false,
+    add_binary(l, CTO_ADD, CT_TYPE_F16, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)cto_scaled(4096, s, 1, 16), 1, 1, false, false,
                false, false);
-    add_binary(l, CTO_DIV, CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)sc(4096, s, 1, 16), 1, 1, false, false,
+    add_binary(l, CTO_DIV, CT_TYPE_F32, CT_TYPE_F32, 4096, 1, 1, 1, 1, (int)cto_scaled(4096, s, 1, 16), 1, 1, false, false,
                false, false);
     /* SOFT_MAX on attention scores [n_kv, n_tokens, n_head]: F16 causal mask broadcast over the heads */
     static const int64_t sm_shapes[4][3] = {{4096, 32, 32}, {512, 512, 32}, {4096, 1, 32}, {32, 32, 32}};
     for (int i = 0; i < 4; i++) {
-        cto_case c = soft_max_case(sm_shapes[i][0], sc(sm_shapes[i][1], s, 1, 1), 1, 1, true, false, CT_TYPE_F16,
+        cto_case c = soft_max_case(sm_shapes[i][0], cto_scaled(sm_shapes[i][1], s, 1, 1), 1, 1, true, false, CT_TYPE_F16,
                                    (int)sm_shapes[i][2], 1, 0.088f, 0.0f);
         c.mask_inf = 1;
-        add(l, c);
+        cto_case_add(l, c);
     }
 
     /* MUL_MAT: SPEC's list over all types, then the big square F32/F16/Q4_0 ones */
     static const int64_t mm_n[7] = {1, 2, 3, 4, 5, 8, 512};
-    int64_t mm_m = sc(4096, s, 16, 16);
+    int64_t mm_m = cto_scaled(4096, s, 16, 16);
     for (int ni = 0; ni < 7; ni++)
         for (int i = 0; i < N_OF(all_types); i++)
             add_mul_mat(l, all_types[i], CT_TYPE_F32, mm_m, mm_n[ni], 14336, 1, 1, 1, 1, NULL, false);
@@ -971,29 +903,21 @@ void cto_cases_perf(cto_case_list *l, double s) {
     static const int64_t mv_n[4] = {1, 2, 4, 8};
     for (int ni = 0; ni < 4; ni++)
         for (int i = 0; i < 10; i++)
-            add_mul_mat(l, mv_types[i], CT_TYPE_F32, sc(16384, s, 16, 16), mv_n[ni], sc(16384, s, 256, 256), 1, 1, 1,
+            add_mul_mat(l, mv_types[i], CT_TYPE_F32, cto_scaled(16384, s, 16, 16), mv_n[ni], cto_scaled(16384, s, 256, 256), 1, 1, 1,
                         1, NULL, false);
-    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, sc(16416, s, 16, 16), 1, 128, 8, 1, 4, 1, P0213, false);
-    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 1, sc(16416, s, 32, 32), 8, 1, 4, 1, P0123, true);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, cto_scaled(16416, s, 16, 16), 1, 128, 8, 1, 4, 1, P0213, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 1, cto_scaled(16416, s, 32, 32), 8, 1, 4, 1, P0123, true);
     static const ct_type sq_types[3] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q4_0};
     for (int i = 0; i < 3; i++)
-        add_mul_mat(l, sq_types[i], CT_TYPE_F32, sc(16384, s, 16, 16), 512, sc(16384, s, 256, 256), 1, 1, 1, 1, NULL,
+        add_mul_mat(l, sq_types[i], CT_TYPE_F32, cto_scaled(16384, s, 16, 16), 512, cto_scaled(16384, s, 256, 256), 1, 1, 1, 1, NULL,
                     false);
 
-    /* ROPE: a 4096-token prefill of 32 heads of 128 (NORMAL and NEOX, F32 and F16), one decode token */
-    for (int ti = 0; ti < 2; ti++) {
-        const ct_type t = ti ? CT_TYPE_F16 : CT_TYPE_F32;
-        add_rope(l, t, 128, 32, sc(4096, s, 1, 1), 1, 128, CT_ROPE_TYPE_NORMAL, 4096, 1.0f, 0.0f, 1.0f, false, 0, false,
-                 0, false);
-        add_rope(l, t, 128, 32, sc(4096, s, 1, 1), 1, 128, CT_ROPE_TYPE_NEOX, 4096, 1.0f, 0.0f, 1.0f, false, 0, false,
-                 0, false);
-    }
-    add_rope(l, CT_TYPE_F32, 128, 32, 1, 1, 128, CT_ROPE_TYPE_NEOX, 4096, 1.0f, 0.0f, 1.0f, false, 0, false, 0, false);
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) families[i]->perf_cases(l, s);
 
-    cto_case c = base_case(CTO_CHAIN);
-    set4(c.ne, 64, 1, 1, 1);
+    cto_case c = cto_case_base(CTO_CHAIN);
+    cto_set4(c.ne, 64, 1, 1, 1);
     c.n = 1000;
-    add(l, c);
+    cto_case_add(l, c);
 }
 
 /* ---- graphs --------------------------------------------------------------- */
@@ -1008,13 +932,13 @@ ct_context *cto_case_context(int n_rep) {
     return ct_context_new(p);
 }
 
-static ct_tensor *chk(cto_builder *b, ct_tensor *t) {
+ct_tensor *cto_chk(cto_builder *b, ct_tensor *t) {
     if (!t && !b->err[0]) snprintf(b->err, sizeof b->err, "%s", ct_last_error());
     return t;
 }
 
 static ct_tensor *sentinel(cto_builder *b) {
-    ct_tensor *s = chk(b, ct_tensor_new_1d(b->ctx, CT_TYPE_F32, 1024));
+    ct_tensor *s = cto_chk(b, ct_tensor_new_1d(b->ctx, CT_TYPE_F32, 1024));
     if (!s) return NULL;
     ct_tensor_set_name(s, "sent");
     if (b->n_leaf < CTO_MAX_LEAF) {
@@ -1029,8 +953,8 @@ static ct_tensor *sentinel(cto_builder *b) {
 }
 
 /* A new input tensor (uniform init in [lo, hi]) followed by a sentinel. */
-static ct_tensor *new_tensor(cto_builder *b, ct_type type, const int64_t ne[4], float lo, float hi) {
-    ct_tensor *t = chk(b, ct_tensor_new(b->ctx, type, 4, ne));
+ct_tensor *cto_new_tensor(cto_builder *b, ct_type type, const int64_t ne[4], float lo, float hi) {
+    ct_tensor *t = cto_chk(b, ct_tensor_new(b->ctx, type, 4, ne));
     if (!t) return NULL;
     if (b->n_leaf >= CTO_MAX_LEAF - 1) {
         snprintf(b->err, sizeof b->err, "ct-ops: too many tensors in one case");
@@ -1046,12 +970,12 @@ static ct_tensor *new_tensor(cto_builder *b, ct_type type, const int64_t ne[4], 
     return t;
 }
 
-static ct_tensor *new4(cto_builder *b, ct_type type, int64_t a, int64_t c, int64_t d, int64_t e, float lo, float hi) {
+ct_tensor *cto_new4(cto_builder *b, ct_type type, int64_t a, int64_t c, int64_t d, int64_t e, float lo, float hi) {
     int64_t ne[4] = {a, c, d, e};
-    return new_tensor(b, type, ne, lo, hi);
+    return cto_new_tensor(b, type, ne, lo, hi);
 }
 
-static void set_index_init(cto_builder *b, ct_tensor *t, int init, int64_t m) {
+void cto_set_init(cto_builder *b, ct_tensor *t, int init, int64_t m) {
     for (int i = 0; i < b->n_leaf; i++) {
         if (b->leaf[i].t == t) {
             b->leaf[i].init = init;
@@ -1070,9 +994,9 @@ bool cto_builder_finish(cto_builder *b) {
     return !b->sentinels || sentinel(b) != NULL;
 }
 
-static ct_tensor *permute(cto_builder *b, ct_tensor *t, const int per[4]) {
+ct_tensor *cto_permute(cto_builder *b, ct_tensor *t, const int per[4]) {
     if (!t) return NULL;
-    return chk(b, ct_permute(b->ctx, t, per[0], per[1], per[2], per[3]));
+    return cto_chk(b, ct_permute(b->ctx, t, per[0], per[1], per[2], per[3]));
 }
 
 bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **outs) {
@@ -1082,27 +1006,31 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
     if (b->sentinels && !sentinel(b)) return false;
     for (int i = 0; i < n_rep; i++) outs[i] = NULL;
 
-    switch (c->kind) {
+    const cto_family *f = family_of(c->kind);
+    switch (f ? CTO_KIND_COUNT : c->kind) {
+    case CTO_KIND_COUNT: /* a family file's kind */
+        f->build(c, b, n_rep, outs);
+        break;
     case CTO_GET_ROWS:
-        x = new4(b, c->ta, c->n, c->m, c->b, 1, lo, hi);
-        y = new4(b, c->ti, c->r, c->b, 1, 1, lo, hi);
+        x = cto_new4(b, c->ta, c->n, c->m, c->b, 1, lo, hi);
+        y = cto_new4(b, c->ti, c->r, c->b, 1, 1, lo, hi);
         if (!x || !y) break;
-        set_index_init(b, y, CTO_INIT_INDEX_MOD, c->m);
-        if (c->v) y = chk(b, ct_view_2d(ctx, y, c->r / 2, c->b, y->nb[1], 0));
-        for (int i = 0; y && i < n_rep; i++) outs[i] = chk(b, ct_get_rows(ctx, x, y));
+        cto_set_init(b, y, CTO_INIT_INDEX_MOD, c->m);
+        if (c->v) y = cto_chk(b, ct_view_2d(ctx, y, c->r / 2, c->b, y->nb[1], 0));
+        for (int i = 0; y && i < n_rep; i++) outs[i] = cto_chk(b, ct_get_rows(ctx, x, y));
         break;
     case CTO_SET_ROWS: {
         int64_t ne2 = c->ne[2] * c->nr[0], ne3 = c->ne[3] * c->nr[1];
-        x = new4(b, c->ta, c->ne[0], c->ne[1], ne2, ne3, lo, hi);
-        y = new4(b, c->tb, c->ne[0], c->r, ne2, ne3, lo, hi);
-        z = new4(b, c->ti, c->r, c->ne[2], c->ne[3], 1, lo, hi);
+        x = cto_new4(b, c->ta, c->ne[0], c->ne[1], ne2, ne3, lo, hi);
+        y = cto_new4(b, c->tb, c->ne[0], c->r, ne2, ne3, lo, hi);
+        z = cto_new4(b, c->ti, c->r, c->ne[2], c->ne[3], 1, lo, hi);
         if (!x || !y || !z) break;
-        set_index_init(b, z, CTO_INIT_INDEX_PERM, c->ne[1]);
+        cto_set_init(b, z, CTO_INIT_INDEX_PERM, c->ne[1]);
         if (c->v) {
-            y = chk(b, ct_view_4d(ctx, y, c->ne[0], c->r / 2, ne2, ne3, y->nb[1], y->nb[2], y->nb[3], 0));
-            z = chk(b, ct_view_3d(ctx, z, c->r / 2, c->ne[2], c->ne[3], z->nb[1], z->nb[2], 0));
+            y = cto_chk(b, ct_view_4d(ctx, y, c->ne[0], c->r / 2, ne2, ne3, y->nb[1], y->nb[2], y->nb[3], 0));
+            z = cto_chk(b, ct_view_3d(ctx, z, c->r / 2, c->ne[2], c->ne[3], z->nb[1], z->nb[2], 0));
         }
-        for (int i = 0; y && z && i < n_rep; i++) outs[i] = chk(b, ct_set_rows(ctx, x, y, z));
+        for (int i = 0; y && z && i < n_rep; i++) outs[i] = cto_chk(b, ct_set_rows(ctx, x, y, z));
         break;
     }
     case CTO_MUL_MAT: {
@@ -1114,103 +1042,103 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
                 pa[i] = na[c->per[i]];
                 pb[i] = nb[c->per[i]];
             }
-            x = permute(b, new_tensor(b, c->ta, pa, lo, hi), c->per);
-            y = permute(b, new_tensor(b, c->tb, pb, lo, hi), c->per);
+            x = cto_permute(b, cto_new_tensor(b, c->ta, pa, lo, hi), c->per);
+            y = cto_permute(b, cto_new_tensor(b, c->tb, pb, lo, hi), c->per);
         } else if (c->v) {
-            x = new4(b, c->ta, 2 * c->k, na[1], na[2], na[3], lo, hi);
-            y = new4(b, c->tb, 2 * c->k, nb[1], nb[2], nb[3], lo, hi);
-            if (x) x = chk(b, ct_view_4d(ctx, x, c->k, na[1], na[2], na[3], x->nb[1], x->nb[2], x->nb[3], 0));
-            if (y) y = chk(b, ct_view_4d(ctx, y, c->k, nb[1], nb[2], nb[3], y->nb[1], y->nb[2], y->nb[3], 0));
+            x = cto_new4(b, c->ta, 2 * c->k, na[1], na[2], na[3], lo, hi);
+            y = cto_new4(b, c->tb, 2 * c->k, nb[1], nb[2], nb[3], lo, hi);
+            if (x) x = cto_chk(b, ct_view_4d(ctx, x, c->k, na[1], na[2], na[3], x->nb[1], x->nb[2], x->nb[3], 0));
+            if (y) y = cto_chk(b, ct_view_4d(ctx, y, c->k, nb[1], nb[2], nb[3], y->nb[1], y->nb[2], y->nb[3], 0));
         } else {
-            x = new_tensor(b, c->ta, na, lo, hi);
-            y = new_tensor(b, c->tb, nb, lo, hi);
+            x = cto_new_tensor(b, c->ta, na, lo, hi);
+            y = cto_new_tensor(b, c->tb, nb, lo, hi);
         }
-        for (int i = 0; x && y && i < n_rep; i++) outs[i] = chk(b, ct_mul_mat(ctx, x, y));
+        for (int i = 0; x && y && i < n_rep; i++) outs[i] = cto_chk(b, ct_mul_mat(ctx, x, y));
         break;
     }
     case CTO_CPY:
-        x = new_tensor(b, c->ta, c->ne, lo, hi);
-        if (x && c->use_per) x = permute(b, x, c->per);
-        if (x) y = new_tensor(b, c->tb, x->ne, lo, hi);
-        if (y && c->use_per2) y = permute(b, y, c->per2);
-        for (int i = 0; x && y && i < n_rep; i++) outs[i] = chk(b, ct_cpy(ctx, x, y));
+        x = cto_new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x && c->use_per) x = cto_permute(b, x, c->per);
+        if (x) y = cto_new_tensor(b, c->tb, x->ne, lo, hi);
+        if (y && c->use_per2) y = cto_permute(b, y, c->per2);
+        for (int i = 0; x && y && i < n_rep; i++) outs[i] = cto_chk(b, ct_cpy(ctx, x, y));
         break;
     case CTO_DUP: case CTO_CAST: case CTO_SUM_ROWS: case CTO_MEAN:
-        x = new_tensor(b, c->ta, c->ne, lo, hi);
-        if (x && c->use_per) x = permute(b, x, c->per);
+        x = cto_new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x && c->use_per) x = cto_permute(b, x, c->per);
         for (int i = 0; x && i < n_rep; i++) {
-            if (c->kind == CTO_DUP) outs[i] = chk(b, ct_dup(ctx, x));
-            else if (c->kind == CTO_CAST) outs[i] = chk(b, ct_cast(ctx, x, c->tb));
-            else if (c->kind == CTO_SUM_ROWS) outs[i] = chk(b, ct_sum_rows(ctx, x));
-            else outs[i] = chk(b, ct_mean(ctx, x));
+            if (c->kind == CTO_DUP) outs[i] = cto_chk(b, ct_dup(ctx, x));
+            else if (c->kind == CTO_CAST) outs[i] = cto_chk(b, ct_cast(ctx, x, c->tb));
+            else if (c->kind == CTO_SUM_ROWS) outs[i] = cto_chk(b, ct_sum_rows(ctx, x));
+            else outs[i] = cto_chk(b, ct_mean(ctx, x));
         }
         break;
     case CTO_CONT:
-        x = new_tensor(b, c->ta, c->ne, lo, hi);
-        if (x) x = chk(b, ct_transpose(ctx, x));
-        for (int i = 0; x && i < n_rep; i++) outs[i] = chk(b, ct_cont(ctx, x));
+        x = cto_new_tensor(b, c->ta, c->ne, lo, hi);
+        if (x) x = cto_chk(b, ct_transpose(ctx, x));
+        for (int i = 0; x && i < n_rep; i++) outs[i] = cto_chk(b, ct_cont(ctx, x));
         break;
     case CTO_NORM: case CTO_RMS_NORM: case CTO_L2_NORM: case CTO_GROUP_NORM:
-        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        x = cto_new_tensor(b, c->ta, c->ne, lo, hi);
         if (x && c->v)
-            x = chk(b, ct_view_4d(ctx, x, x->ne[0] / 2, x->ne[1] / 2, x->ne[2] / 2, x->ne[3] / 2, x->nb[1], x->nb[2],
+            x = cto_chk(b, ct_view_4d(ctx, x, x->ne[0] / 2, x->ne[1] / 2, x->ne[2] / 2, x->ne[3] / 2, x->nb[1], x->nb[2],
                                   x->nb[3], 0));
         for (int i = 0; x && i < n_rep; i++) {
-            if (c->kind == CTO_NORM) outs[i] = chk(b, ct_norm(ctx, x, c->eps));
-            else if (c->kind == CTO_RMS_NORM) outs[i] = chk(b, ct_rms_norm(ctx, x, c->eps));
-            else if (c->kind == CTO_L2_NORM) outs[i] = chk(b, ct_l2_norm(ctx, x, c->eps));
-            else outs[i] = chk(b, ct_group_norm(ctx, x, c->n_groups, c->eps));
+            if (c->kind == CTO_NORM) outs[i] = cto_chk(b, ct_norm(ctx, x, c->eps));
+            else if (c->kind == CTO_RMS_NORM) outs[i] = cto_chk(b, ct_rms_norm(ctx, x, c->eps));
+            else if (c->kind == CTO_L2_NORM) outs[i] = cto_chk(b, ct_l2_norm(ctx, x, c->eps));
+            else outs[i] = cto_chk(b, ct_group_norm(ctx, x, c->n_groups, c->eps));
         }
         break;
     case CTO_UNARY: case CTO_SCALE:
-        x = new_tensor(b, c->ta, c->ne, lo, hi);
+        x = cto_new_tensor(b, c->ta, c->ne, lo, hi);
         if (x && c->v)
-            x = chk(b, ct_view_4d(ctx, x, (x->ne[0] + 1) / 2, (x->ne[1] + 1) / 2, (x->ne[2] + 1) / 2,
+            x = cto_chk(b, ct_view_4d(ctx, x, (x->ne[0] + 1) / 2, (x->ne[1] + 1) / 2, (x->ne[2] + 1) / 2,
                                   (x->ne[3] + 1) / 2, x->nb[1], x->nb[2], x->nb[3], 0));
-        if (x && c->use_per) x = permute(b, x, c->per);
+        if (x && c->use_per) x = cto_permute(b, x, c->per);
         for (int i = 0; x && i < n_rep; i++) {
-            if (c->kind == CTO_SCALE) outs[i] = chk(b, ct_scale_bias(ctx, x, c->s, c->bias));
-            else if (c->uop == CT_UNARY_OP_XIELU) outs[i] = chk(b, ct_xielu(ctx, x, 0.8f, 0.8f, 0.5f, -1e-6f));
-            else outs[i] = chk(b, ct_unary(ctx, x, (ct_unary_op)c->uop));
+            if (c->kind == CTO_SCALE) outs[i] = cto_chk(b, ct_scale_bias(ctx, x, c->s, c->bias));
+            else if (c->uop == CT_UNARY_OP_XIELU) outs[i] = cto_chk(b, ct_xielu(ctx, x, 0.8f, 0.8f, 0.5f, -1e-6f));
+            else outs[i] = cto_chk(b, ct_unary(ctx, x, (ct_unary_op)c->uop));
         }
         break;
     case CTO_ADD: case CTO_SUB: case CTO_MUL: case CTO_DIV: case CTO_ADD1: {
         int64_t na[4];
         for (int i = 0; i < 4; i++) na[i] = c->kind == CTO_ADD1 ? c->ne[i] : c->ne[i] * c->rep[i];
         if (c->r == 1) { /* overlapping views of one tensor */
-            x = new_tensor(b, c->ta, c->ne, lo, hi);
+            x = cto_new_tensor(b, c->ta, c->ne, lo, hi);
             if (x) {
                 const int64_t n3 = 2 * (c->ne[3] / 3);
-                y = chk(b, ct_view_4d(ctx, x, c->ne[0], c->ne[1], c->ne[2], n3, x->nb[1], x->nb[2], x->nb[3],
+                y = cto_chk(b, ct_view_4d(ctx, x, c->ne[0], c->ne[1], c->ne[2], n3, x->nb[1], x->nb[2], x->nb[3],
                                       (size_t)(c->ne[3] / 3) * x->nb[3]));
-                x = chk(b, ct_view_4d(ctx, x, c->ne[0], c->ne[1], c->ne[2], n3, x->nb[1], x->nb[2], x->nb[3], 0));
+                x = cto_chk(b, ct_view_4d(ctx, x, c->ne[0], c->ne[1], c->ne[2], n3, x->nb[1], x->nb[2], x->nb[3], 0));
             }
         } else {
             if (c->v) {
-                x = new4(b, c->ta, 2 * na[0] + 1, na[1], na[2], na[3], lo, hi);
-                if (x) x = chk(b, ct_view_4d(ctx, x, na[0], na[1], na[2], na[3], x->nb[1], x->nb[2], x->nb[3],
+                x = cto_new4(b, c->ta, 2 * na[0] + 1, na[1], na[2], na[3], lo, hi);
+                if (x) x = cto_chk(b, ct_view_4d(ctx, x, na[0], na[1], na[2], na[3], x->nb[1], x->nb[2], x->nb[3],
                                              ct_type_size(c->ta)));
             } else {
-                x = new_tensor(b, c->ta, na, lo, hi);
+                x = cto_new_tensor(b, c->ta, na, lo, hi);
             }
-            if (c->edge) set_index_init(b, x && x->view_src ? x->view_src : x, CTO_INIT_EDGE, 0);
+            if (c->edge) cto_set_init(b, x && x->view_src ? x->view_src : x, CTO_INIT_EDGE, 0);
             if (c->kind == CTO_ADD1) {
-                y = new4(b, c->tb, 1, 1, 1, 1, lo, hi);
+                y = cto_new4(b, c->tb, 1, 1, 1, 1, lo, hi);
             } else if (c->use_per) {
                 int64_t pb[4];
                 for (int i = 0; i < 4; i++) pb[i] = c->ne[c->per[i]];
-                y = permute(b, new_tensor(b, c->tb, pb, lo, hi), c->per);
+                y = cto_permute(b, cto_new_tensor(b, c->tb, pb, lo, hi), c->per);
             } else {
-                y = new_tensor(b, c->tb, c->ne, lo, hi);
+                y = cto_new_tensor(b, c->tb, c->ne, lo, hi);
             }
-            if (c->edge && y) set_index_init(b, y->view_src ? y->view_src : y, CTO_INIT_EDGE, 0);
+            if (c->edge && y) cto_set_init(b, y->view_src ? y->view_src : y, CTO_INIT_EDGE, 0);
         }
         for (int i = 0; x && y && i < n_rep; i++) {
-            if (c->kind == CTO_ADD) outs[i] = chk(b, ct_add(ctx, x, y));
-            else if (c->kind == CTO_SUB) outs[i] = chk(b, ct_sub(ctx, x, y));
-            else if (c->kind == CTO_MUL) outs[i] = chk(b, ct_mul(ctx, x, y));
-            else if (c->kind == CTO_DIV) outs[i] = chk(b, ct_div(ctx, x, y));
-            else outs[i] = chk(b, ct_add1(ctx, x, y));
+            if (c->kind == CTO_ADD) outs[i] = cto_chk(b, ct_add(ctx, x, y));
+            else if (c->kind == CTO_SUB) outs[i] = cto_chk(b, ct_sub(ctx, x, y));
+            else if (c->kind == CTO_MUL) outs[i] = cto_chk(b, ct_mul(ctx, x, y));
+            else if (c->kind == CTO_DIV) outs[i] = cto_chk(b, ct_div(ctx, x, y));
+            else outs[i] = cto_chk(b, ct_add1(ctx, x, y));
         }
         break;
     }
@@ -1219,68 +1147,26 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
         if (c->use_per) {
             int64_t pe[4]; /* created in the permuted order, then permuted back to ne */
             for (int i = 0; i < 4; i++) pe[i] = ne[c->per[i]];
-            x = permute(b, new_tensor(b, CT_TYPE_F32, pe, lo, hi), c->per);
+            x = cto_permute(b, cto_new_tensor(b, CT_TYPE_F32, pe, lo, hi), c->per);
         } else if (c->v) {
-            x = new4(b, CT_TYPE_F32, ne[0] + 3, ne[1], ne[2], ne[3], lo, hi);
-            if (x) x = chk(b, ct_view_4d(ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3], 0));
+            x = cto_new4(b, CT_TYPE_F32, ne[0] + 3, ne[1], ne[2], ne[3], lo, hi);
+            if (x) x = cto_chk(b, ct_view_4d(ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3], 0));
         } else {
-            x = new_tensor(b, CT_TYPE_F32, ne, lo, hi);
+            x = cto_new_tensor(b, CT_TYPE_F32, ne, lo, hi);
         }
         if (c->mask) {
-            y = new4(b, c->tb, c->ne[0], c->ne[1] + c->r, c->ne[2], c->ne[3], -1.0f, 1.0f);
-            if (y && c->mask_inf) set_index_init(b, y, CTO_INIT_MASK, c->mask_inf);
+            y = cto_new4(b, c->tb, c->ne[0], c->ne[1] + c->r, c->ne[2], c->ne[3], -1.0f, 1.0f);
+            if (y && c->mask_inf) cto_set_init(b, y, CTO_INIT_MASK, c->mask_inf);
         }
-        if (c->sinks) z = new4(b, CT_TYPE_F32, ne[2], 1, 1, 1, -1.0f, 1.0f);
+        if (c->sinks) z = cto_new4(b, CT_TYPE_F32, ne[2], 1, 1, 1, -1.0f, 1.0f);
         const bool ok = x && (!c->mask || y) && (!c->sinks || z);
         for (int i = 0; ok && i < n_rep; i++)
-            outs[i] = chk(b, ct_soft_max_ext(ctx, x, y, z, c->scale, c->max_bias));
-        break;
-    }
-    case CTO_ROPE: {
-        const int64_t *ne = c->ne;
-        const int mode = c->rope.mode, nd = c->rope.n_dims;
-        const bool multi = (mode & CT_ROPE_TYPE_MROPE) != 0, vision = mode == CT_ROPE_TYPE_VISION;
-        if (c->rope.view == 1) {
-            x = new4(b, c->ta, 2 * ne[0], 4 * ne[1], 3 * ne[2], ne[3], lo, hi);
-            if (x) x = chk(b, ct_view_4d(ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3], 0));
-        } else if (c->rope.view == 2) {
-            x = new4(b, c->ta, 2 * ne[0], ne[1], ne[2], ne[3], lo, hi);
-            if (x)
-                x = chk(b, ct_view_4d(ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3],
-                                      (size_t)ne[0] * ct_type_size(c->ta)));
-        } else if (c->rope.per) {
-            static const int P0213[4] = {0, 2, 1, 3};
-            x = permute(b, new4(b, c->ta, ne[0], ne[2], ne[1], ne[3], lo, hi), P0213);
-        } else {
-            x = new_tensor(b, c->ta, ne, lo, hi);
-        }
-        y = new4(b, CT_TYPE_I32, ne[2] * (multi ? 4 : 1), 1, 1, 1, lo, hi);
-        if (y) set_index_init(b, y, CTO_INIT_INDEX_MOD, c->rope.n_ctx);
-        if (c->rope.ff) z = new4(b, CT_TYPE_F32, nd / 2, 1, 1, 1, 0.9f, 1.1f);
-        if (!x || !y || (c->rope.ff && !z)) break;
-        const float fs = c->rope.fs, ef = c->rope.ef, af = c->rope.af;
-        /* far positions (n_ctx > 512) come with a YaRN context: n_ctx_orig 4096, betas 32 and 1 */
-        const int orig = c->rope.n_ctx > 512 ? 4096 : 0;
-        const float bf = orig ? 32.0f : 1.0f;
-        for (int i = 0; i < n_rep; i++) {
-            ct_tensor *r;
-            if (multi) {
-                const int sec[4] = {vision ? nd / 4 : nd / 3, vision ? nd / 4 : nd / 3, vision ? 0 : nd / 3, 0};
-                const int n = vision ? nd / 2 : nd;
-                r = c->rope.inplace ? ct_rope_multi_inplace(ctx, x, y, z, n, sec, mode, orig, 10000.0f, fs, ef, af, bf, 1.0f)
-                                    : ct_rope_multi(ctx, x, y, z, n, sec, mode, orig, 10000.0f, fs, ef, af, bf, 1.0f);
-            } else {
-                r = c->rope.inplace ? ct_rope_ext_inplace(ctx, x, y, z, nd, mode, orig, 10000.0f, fs, ef, af, bf, 1.0f)
-                                    : ct_rope_ext(ctx, x, y, z, nd, mode, orig, 10000.0f, fs, ef, af, bf, 1.0f);
-            }
-            if (r && c->rope.n_offs) r = ct_rope_set_offset(r, c->rope.n_offs);
-            outs[i] = chk(b, r);
-        }
+            outs[i] = cto_chk(b, ct_soft_max_ext(ctx, x, y, z, c->scale, c->max_bias));
         break;
     }
     case CTO_CHAIN:
-        x = new_tensor(b, CT_TYPE_F32, c->ne, lo, hi);
-        for (int64_t i = 0; x && i < c->n; i++) x = chk(b, ct_rms_norm(ctx, x, 1e-6f));
+        x = cto_new_tensor(b, CT_TYPE_F32, c->ne, lo, hi);
+        for (int64_t i = 0; x && i < c->n; i++) x = cto_chk(b, ct_rms_norm(ctx, x, 1e-6f));
         outs[0] = x;
         for (int i = 1; i < n_rep; i++) outs[i] = x;
         break;

@@ -106,6 +106,8 @@ typedef struct cto_case {
     bool mask, sinks;
     int mask_inf;
     float scale, max_bias;
+    int fam_i[8];          /* a family file's own parameters (meaning per family, cases_<family>.c) */
+    float fam_f[8];
     struct {               /* ROPE: ggml's test_rope fields (view: 0 none, 1 strided, 2 second half of dim 0;
                             * per: the source created permuted 0,2,1,3 and permuted back) */
         int n_dims, mode, n_ctx, view, n_offs;
@@ -167,6 +169,52 @@ bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **ou
 /* Adds the trailing sentinel. */
 bool cto_builder_finish(cto_builder *b);
 const cto_leaf *cto_builder_leaf(const cto_builder *b, const ct_tensor *t);
+
+/* ---- building blocks of the case files ------------------------------------ */
+
+#define CTO_N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* F32 everywhere, a 1x1x1x1 shape, identity permutations, inputs in [-1, 1). */
+cto_case cto_case_base(cto_kind kind);
+/* Names the case (cto_case_name) and appends it. */
+void cto_case_add(cto_case_list *l, cto_case c);
+void cto_set4(int64_t dst[4], int64_t a, int64_t b, int64_t c, int64_t d);
+void cto_setp(int dst[4], int a, int b, int c, int d);
+int cto_fmt_ne(char *buf, size_t n, const int64_t ne[4]);
+int cto_fmt_per(char *buf, size_t n, const int per[4]);
+/* Perf sizes: x scaled by s, rounded down to a multiple of mult, at least lo. */
+int64_t cto_scaled(int64_t x, double s, int64_t mult, int64_t lo);
+/* t, or NULL with the library's last error kept in b->err (the first one wins). */
+ct_tensor *cto_chk(cto_builder *b, ct_tensor *t);
+/* A new input tensor, uniform in [lo, hi) (a sentinel after it when b->sentinels). */
+ct_tensor *cto_new_tensor(cto_builder *b, ct_type type, const int64_t ne[4], float lo, float hi);
+ct_tensor *cto_new4(cto_builder *b, ct_type type, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3, float lo,
+                    float hi);
+/* Changes how an input of this case is filled (CTO_INIT_*, m: the index range or mode). */
+void cto_set_init(cto_builder *b, ct_tensor *t, int init, int64_t m);
+ct_tensor *cto_permute(cto_builder *b, ct_tensor *t, const int per[4]);
+
+/* ---- case families: one file each (cases_<family>.c) ---------------------- */
+
+/* What a family's file gives cases.c: which kinds it owns, how they are compared
+ * (docs/TESTING.md, Thresholds), the parameters in a case's name, its test and perf
+ * lists and the graph a case builds. The list of families is families.def. */
+typedef struct cto_family {
+    bool (*owns)(cto_kind kind);
+    bool exact;      /* results must match byte for byte */
+    double max_nmse; /* otherwise the largest normalized mean squared error */
+    /* The case's parameters, printed between "NAME(" and ")". */
+    void (*name)(const cto_case *c, char *buf, size_t n);
+    void (*test_cases)(cto_case_list *l);
+    void (*perf_cases)(cto_case_list *l, double scale);
+    /* Builds the inputs once and the op n_rep times into outs; an out left NULL is a
+     * failure (cto_chk keeps its message). */
+    void (*build)(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **outs);
+} cto_family;
+
+#define CTO_FAMILY(f) extern const cto_family cto_family_##f;
+#include "families.def"
+#undef CTO_FAMILY
 
 /* ---- init.c: tensor contents ---------------------------------------------- */
 
