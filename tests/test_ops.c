@@ -634,6 +634,8 @@ static void test_rope(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: freq factors (c) ne[0]=63 but must be >= 64");
     CHECK(ct_rope_ext(ctx, a, pos, T4(CT_TYPE_F16, 64, 1, 1, 1), 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: freq factors (c) type=f16 but must be f32");
+    CHECK(ct_rope_ext(ctx, a, pos, T4(CT_TYPE_F32, 64, 0, 1, 1), 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: freq factors (c) ne=[64,0,1,1] has no elements");
     CHECK(ct_rope_ext(ctx, a, NULL, NULL, 128, 0, 0, 1e4f, 1, 0, 1, 0, 0) == NULL);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_ext: positions (b) is NULL");
     CHECK(ct_rope_set_offset(ct_mean(ctx, a), 0) == NULL);

@@ -65,6 +65,10 @@ static ct_tensor *rope_impl(const char *F, ct_context *ctx, ct_tensor *a, ct_ten
             return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne[0]=%lld but must be >= %lld", F, lc.s,
                                 (long long)c->ne[0], (long long)need);
         }
+        if (ct_is_empty(c)) { /* its first row is read: it must hold one */
+            return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne=[%lld,%lld,%lld,%lld] has no elements", F, lc.s,
+                                (long long)c->ne[0], (long long)c->ne[1], (long long)c->ne[2], (long long)c->ne[3]);
+        }
     }
     ct_tensor *t = inplace ? ct_view_impl(ctx, F, a, a->ne, a->nb, 0) : ct_tensor_new_impl(ctx, F, a->type, a->ne);
     if (t == NULL) return NULL;
@@ -95,7 +99,9 @@ bool ct_rope_node_valid(const ct_tensor *op) {
     if (n_offs < 0 || n_offs % 2 != 0 || (int64_t)n_offs + n_dims > a->ne[0]) return false;
     if (mode == CT_ROPE_TYPE_VISION && (n_offs != 0 || 2 * (int64_t)n_dims != a->ne[0])) return false;
     if (b->type != CT_TYPE_I32 || b->ne[0] < (multi ? 4 : 1) * a->ne[2]) return false;
-    if (c && (c->type != CT_TYPE_F32 || c->ne[0] < (mode == CT_ROPE_TYPE_VISION ? n_dims : n_dims / 2))) return false;
+    if (c && (c->type != CT_TYPE_F32 || c->ne[0] < (mode == CT_ROPE_TYPE_VISION ? n_dims : n_dims / 2) ||
+              ct_is_empty(c)))
+        return false;
     if (multi) {
         const int32_t *s = &op->op_params[11];
         if (s[0] < 0 || s[1] < 0 || s[2] < 0 || s[3] < 0 || (s[0] == 0 && s[1] == 0 && s[2] == 0)) return false;
