@@ -240,7 +240,7 @@ static void quantize_q2_K(const float *restrict x, void *restrict vy, int64_t n)
         }
         if (max_mn > 0) {
             const float inv = 15.0f / max_mn;
-            for (int g = 0; g < 16; g++) b->scales[g] |= k_low_u8((int)((unsigned)k_round(inv * mn[g]) << 4));
+            for (int g = 0; g < 16; g++) b->scales[g] |= (uint8_t)(((unsigned)k_round(inv * mn[g]) << 4) & 0xF0u);
             b->dmin = ct_fp32_to_fp16_inline(max_mn / 15.0f);
         } else {
             b->dmin = ct_fp32_to_fp16_inline(0.0f);
