@@ -186,15 +186,16 @@ CT_API ct_status ct_fp32_to_bf16_row(const float *src, ct_bf16 *dst, int64_t n);
 CT_API ct_status ct_bf16_to_fp32_row(const ct_bf16 *src, float *dst, int64_t n);
 
 /* True when ct_quantize_row can produce this type: F32, F16, BF16, Q8_0, Q4_0,
- * Q4_1, Q5_0, Q5_1, IQ4_NL. */
+ * Q4_1, Q5_0, Q5_1, IQ4_NL, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_XS. */
 CT_API bool ct_type_can_quantize(ct_type type);
 /* True when ct_dequantize_row can read this type: F32, F16, BF16, the six
  * 32-blocks above, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, Q8_K, IQ4_XS. */
 CT_API bool ct_type_can_dequantize(ct_type type);
 
 /* Quantizes n floats into ct_row_size(type, n) bytes at dst with ggml's reference
- * arithmetic (quantize_row_*_ref), bit for bit and independent of compiler and CPU.
- * n must be a whole number of blocks. */
+ * arithmetic (quantize_row_*_ref; IQ4_XS: quantize_iq4_xs without importance weights),
+ * bit for bit and independent of compiler and CPU (docs/QUANTIZATION.md lists the few
+ * bytes ggml leaves unspecified and ctensor fixes). n must be a whole number of blocks. */
 CT_API ct_status ct_quantize_row(ct_type type, const float *src, void *dst, int64_t n);
 /* Dequantizes n elements (a whole number of blocks) of type into floats. */
 CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, int64_t n);

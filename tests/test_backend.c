@@ -943,7 +943,7 @@ static void test_compute_errors(void) {
     ct_tensor *b = ct_tensor_new_2d(ctx, CT_TYPE_F32, 256, 2);
     ct_tensor_set_name(a, "a");
     ct_tensor *cb = ct_cpy(ctx, a, b);
-    ct_tensor *q = ct_cast(ctx, a, CT_TYPE_Q4_K); /* a valid graph op the CPU cannot quantize */
+    ct_tensor *q = ct_cast(ctx, a, CT_TYPE_IQ2_XXS); /* a valid graph op the CPU cannot quantize */
     ct_tensor_set_name(q, "q");
     ct_tensor *table = ct_tensor_new_2d(ctx, CT_TYPE_F32, 8, 4);
     ct_tensor *ids = ct_tensor_new_1d(ctx, CT_TYPE_I32, 3);

@@ -505,7 +505,7 @@ static void test_set_rows(void) {
     ct_tensor *i = ct_tensor_new_1d(c, CT_TYPE_I64, 2);
     ct_tensor *dst = ct_set_rows(c, a, b, i);
     CHECK(dst && ct_cpu_set_rows_supported(dst));
-    const ct_type refused[] = {CT_TYPE_Q2_K, CT_TYPE_Q8_K, CT_TYPE_IQ4_XS, CT_TYPE_I32, CT_TYPE_IQ2_XXS, CT_TYPE_F64};
+    const ct_type refused[] = {CT_TYPE_IQ3_S, CT_TYPE_Q8_1, CT_TYPE_IQ1_M, CT_TYPE_I32, CT_TYPE_IQ2_XXS, CT_TYPE_F64};
     for (size_t k = 0; k < CT_ARRAY_LEN(refused); k++) {
         const int64_t blck = ct_type_block_size(refused[k]);
         ct_tensor *q = ct_tensor_new_2d(c, refused[k], blck, 4);
@@ -732,11 +732,13 @@ static void test_cpy(void) {
     ct_context *c = new_ctx();
     struct { ct_type st, dt; int64_t ne0; bool ok; } pairs[] = {
         {CT_TYPE_Q4_0, CT_TYPE_Q8_0, 64, false}, {CT_TYPE_I32, CT_TYPE_F32, 8, false},
-        {CT_TYPE_F32, CT_TYPE_I32, 8, false},    {CT_TYPE_F32, CT_TYPE_Q2_K, 256, false},
+        {CT_TYPE_F32, CT_TYPE_I32, 8, false},    {CT_TYPE_F32, CT_TYPE_Q2_K, 256, true}, 
         {CT_TYPE_F64, CT_TYPE_F32, 8, false},    {CT_TYPE_IQ2_XXS, CT_TYPE_F32, 256, false},
         {CT_TYPE_I8, CT_TYPE_I16, 8, false},     {CT_TYPE_Q6_K, CT_TYPE_BF16, 256, true},
         {CT_TYPE_BF16, CT_TYPE_IQ4_NL, 64, true}, {CT_TYPE_IQ1_M, CT_TYPE_IQ1_M, 256, true},
-        {CT_TYPE_Q8_K, CT_TYPE_F16, 256, true},
+        {CT_TYPE_Q8_K, CT_TYPE_F16, 256, true},   {CT_TYPE_F16, CT_TYPE_IQ4_XS, 256, true},
+        {CT_TYPE_F32, CT_TYPE_Q8_K, 256, true},   {CT_TYPE_F32, CT_TYPE_IQ3_S, 256, false},
+        {CT_TYPE_Q8_K, CT_TYPE_Q4_K, 256, false},
     };
     for (size_t k = 0; k < CT_ARRAY_LEN(pairs); k++) {
         ct_tensor *a = ct_tensor_new_2d(c, pairs[k].st, pairs[k].ne0, 2);

@@ -552,8 +552,10 @@ static void test_errors(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_quantize_row: src is NULL (type q8_0, n=32)");
     CHECK(ct_quantize_row(CT_TYPE_F16, x, NULL, 1) == CT_INVALID_ARGUMENT);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "dst is NULL (type f16, n=1)");
-    CHECK(ct_quantize_row(CT_TYPE_Q2_K, x, q, 256) == CT_UNSUPPORTED);
-    CHECK_ERROR(CT_UNSUPPORTED, "ct_quantize_row: type q2_K has no quantizer");
+    CHECK(ct_quantize_row(CT_TYPE_IQ2_XXS, x, q, 256) == CT_UNSUPPORTED);
+    CHECK_ERROR(CT_UNSUPPORTED, "ct_quantize_row: type iq2_xxs has no quantizer");
+    CHECK(ct_quantize_row(CT_TYPE_Q4_K, x, q, 128) == CT_INVALID_ARGUMENT);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "q4_K n=128 is not a multiple of the block size 256");
     CHECK(ct_quantize_row(CT_TYPE_I32, x, q, 4) == CT_UNSUPPORTED);
     CHECK_ERROR(CT_UNSUPPORTED, "i32");
     CHECK(ct_quantize_row((ct_type)4, x, q, 32) == CT_INVALID_ARGUMENT);
@@ -576,9 +578,10 @@ static void test_errors(void) {
         n_can += can;
         if (can) CHECK(ct_type_is_valid((ct_type)t));
     }
-    CHECK(n_can == 9);
+    CHECK(n_can == 16);
     CHECK(ct_type_can_quantize(CT_TYPE_IQ4_NL) && ct_type_can_quantize(CT_TYPE_BF16));
-    CHECK(!ct_type_can_quantize(CT_TYPE_Q8_1) && !ct_type_can_quantize(CT_TYPE_Q4_K));
+    CHECK(ct_type_can_quantize(CT_TYPE_Q4_K) && ct_type_can_quantize(CT_TYPE_IQ4_XS));
+    CHECK(!ct_type_can_quantize(CT_TYPE_Q8_1) && !ct_type_can_quantize(CT_TYPE_IQ2_XXS));
 }
 
 /* ---------------------------------------------------------------------------

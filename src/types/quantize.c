@@ -274,7 +274,7 @@ static ct_quantize_fn portable_fn(ct_type type) {
     case CT_TYPE_Q5_0: return ct_quantize_q5_0_portable;
     case CT_TYPE_Q5_1: return ct_quantize_q5_1_portable;
     case CT_TYPE_IQ4_NL: return ct_quantize_iq4_nl_portable;
-    default: return NULL;
+    default: return ct_quantize_fn_k(type);
     }
 }
 
@@ -307,6 +307,13 @@ bool ct_type_can_quantize(ct_type type) {
     case CT_TYPE_Q5_0:
     case CT_TYPE_Q5_1:
     case CT_TYPE_IQ4_NL:
+    case CT_TYPE_Q2_K:
+    case CT_TYPE_Q3_K:
+    case CT_TYPE_Q4_K:
+    case CT_TYPE_Q5_K:
+    case CT_TYPE_Q6_K:
+    case CT_TYPE_Q8_K:
+    case CT_TYPE_IQ4_XS:
         return true;
     default:
         return false;

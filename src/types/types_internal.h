@@ -243,6 +243,9 @@ void ct_quantize_q4_1_portable(const float *restrict x, void *restrict vy, int64
 void ct_quantize_q5_0_portable(const float *restrict x, void *restrict vy, int64_t n);
 void ct_quantize_q5_1_portable(const float *restrict x, void *restrict vy, int64_t n);
 void ct_quantize_iq4_nl_portable(const float *restrict x, void *restrict vy, int64_t n);
+/* The super-block quantizers of quantize_k.c (Q2_K..Q6_K, Q8_K, IQ4_XS), portable C on
+ * every CPU; NULL for other types. */
+ct_quantize_fn ct_quantize_fn_k(ct_type type);
 
 
 #endif

@@ -101,7 +101,8 @@ class CtOps(unittest.TestCase):
         self.assertEqual(len(types), 31)
         self.assertEqual((types["q4_K"]["block_size"], types["q4_K"]["bytes"]), (256, 144))
         self.assertTrue(types["iq4_nl"]["can_quantize"])
-        self.assertFalse(types["q6_K"]["can_quantize"])
+        self.assertTrue(types["q6_K"]["can_quantize"])
+        self.assertFalse(types["iq2_xs"]["can_quantize"])
         self.assertTrue(types["q6_K"]["can_dequantize"])
         checks = [o for o in objs if o["type"] == "check"]
         self.assertTrue(all(c["ok"] for c in checks), [c for c in checks if not c["ok"]])

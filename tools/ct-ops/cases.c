@@ -85,6 +85,13 @@ static const ct_type other_types[] = {
     CT_TYPE_Q6_K, CT_TYPE_IQ2_XS, CT_TYPE_IQ2_S, CT_TYPE_IQ3_XXS, CT_TYPE_IQ1_S, CT_TYPE_IQ1_M,
     CT_TYPE_IQ4_NL, CT_TYPE_IQ3_S, CT_TYPE_IQ4_XS, CT_TYPE_BF16,
 };
+/* the super-block formats with a quantizer, and edge ranges of values for them */
+static const ct_type k_quant_types[] = {
+    CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_Q4_K, CT_TYPE_Q5_K, CT_TYPE_Q6_K, CT_TYPE_Q8_K, CT_TYPE_IQ4_XS,
+};
+static const float k_quant_ranges[][2] = {
+    {0.0f, 0.0f}, {0.75f, 0.75f}, {2.0f, 3.0f}, {-3.0f, -2.0f}, {-1e-20f, 1e-20f}, {-1e-38f, 1e-38f}, {-1e20f, 1e20f},
+};
 #define N_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* ---- names ---------------------------------------------------------------- */
@@ -110,6 +117,9 @@ static void case_name(cto_case *c) {
         snprintf(c->name, sizeof c->name, "%s(%s)", cto_kind_name(c->kind), body);
         return;
     }
+    /* copies and SET_ROWS name a range other than the default [-1, 1] */
+    char range[64] = "";
+    if (c->lo != -1.0f || c->hi != 1.0f) snprintf(range, sizeof range, ",range=[%g,%g]", (double)c->lo, (double)c->hi);
     switch (c->kind) {
     case CTO_GET_ROWS:
         snprintf(body, sizeof body, "type=%s,n=%lld,m=%lld,r=%lld,b=%lld,v=%d", ta, (long long)c->n,
@@ -119,8 +129,8 @@ static void case_name(cto_case *c) {
         char extra[64] = "";
         if (c->tb != CT_TYPE_F32 || c->ti != CT_TYPE_I64)
             snprintf(extra, sizeof extra, ",type_src=%s,type_idx=%s", tb, ct_type_name(c->ti));
-        snprintf(body, sizeof body, "type=%s%s,ne=%s,nr23=[%d,%d],r=%lld,v=%d", ta, extra, ne, c->nr[0], c->nr[1],
-                 (long long)c->r, c->v);
+        snprintf(body, sizeof body, "type=%s%s,ne=%s,nr23=[%d,%d],r=%lld,v=%d%s", ta, extra, ne, c->nr[0], c->nr[1],
+                 (long long)c->r, c->v, range);
         break;
     }
     case CTO_MUL_MAT:
@@ -129,8 +139,8 @@ static void case_name(cto_case *c) {
                  c->v);
         break;
     case CTO_CPY:
-        snprintf(body, sizeof body, "type_src=%s,type_dst=%s,ne=%s,permute_src=%s,permute_dst=%s", ta, tb, ne, p1,
-                 p2);
+        snprintf(body, sizeof body, "type_src=%s,type_dst=%s,ne=%s,permute_src=%s,permute_dst=%s%s", ta, tb, ne, p1,
+                 p2, range);
         break;
     case CTO_CAST:
         snprintf(body, sizeof body, "type_src=%s,type_dst=%s,ne=%s,permute=%s", ta, tb, ne, p1);
@@ -441,6 +451,26 @@ void cto_cases_test(cto_case_list *l) {
     add_set_rows(l, CT_TYPE_F16, 4096, 300, 1, 1, 1, 1, 300, false, CT_TYPE_F32, CT_TYPE_I64);
     add_set_rows(l, CT_TYPE_F32, 2048, 300, 1, 1, 1, 1, 260, false, CT_TYPE_F16, CT_TYPE_I32);
     add_set_rows(l, CT_TYPE_Q4_0, 4096, 300, 1, 1, 1, 1, 80, false, CT_TYPE_F32, CT_TYPE_I64);
+    /* the super-block quantizers (docs/QUANTIZATION.md): Q8_K (not in ggml's lists), F16 sources,
+     * I32 indices, broadcasts, long rows, and rows of zeros, constants, tiny and huge values */
+    for (int i = 0; i < N_OF(k_quant_types); i++) {
+        const ct_type t = k_quant_types[i];
+        if (t == CT_TYPE_Q8_K) {
+            add_set_rows(l, t, 256, 5, 7, 3, 1, 1, 1, true, CT_TYPE_F32, CT_TYPE_I64);
+            add_set_rows(l, t, 256, 11, 1, 7, 2, 3, 7, false, CT_TYPE_F32, CT_TYPE_I64);
+        }
+        add_set_rows(l, t, 512, 6, 2, 1, 1, 2, 4, false, CT_TYPE_F16, CT_TYPE_I32);
+        add_set_rows(l, t, 4096, 8, 1, 1, 1, 1, 5, false, CT_TYPE_F32, CT_TYPE_I64);
+        for (int k = 0; k < N_OF(k_quant_ranges); k++) {
+            cto_case c = cto_case_base(CTO_SET_ROWS);
+            c.ta = t;
+            cto_set4(c.ne, 768, 4, 1, 1);
+            c.r = 3;
+            c.lo = k_quant_ranges[k][0];
+            c.hi = k_quant_ranges[k][1];
+            cto_case_add(l, c);
+        }
+    }
 
     /* MUL_MAT */
     for (int i = 0; i < N_OF(all_types); i++)
@@ -566,6 +596,28 @@ void cto_cases_test(cto_case_list *l) {
     add_cpy(l, CT_TYPE_F16, CT_TYPE_F16, 4096, 300, 2, 1, P0213, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_Q8_0, 4096, 100, 1, 1, NULL, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 600, 500, 1, 1, P1023, NULL);
+    /* the super-block quantizers: Q8_K both ways, a transposed source, long rows, and rows of
+     * zeros, constants, tiny and huge values */
+    for (int i = 0; i < N_OF(k_quant_types); i++) {
+        const ct_type t = k_quant_types[i];
+        if (t == CT_TYPE_Q8_K) {
+            for (int s = 0; s < 3; s++) add_cpy(l, cpy_src[s], t, 256, 4, 4, 4, NULL, NULL);
+            add_cpy(l, CT_TYPE_F32, t, 256, 2, 3, 4, P0213, NULL);
+            add_cpy(l, t, CT_TYPE_F32, 256, 4, 4, 4, NULL, NULL);
+            add_cpy(l, t, t, 512, 2, 3, 4, P0213, NULL);
+        }
+        add_cpy(l, CT_TYPE_F32, t, 256, 512, 1, 1, P1023, NULL);
+        add_cpy(l, CT_TYPE_F16, t, 4096, 12, 1, 1, NULL, NULL);
+        for (int k = 0; k < N_OF(k_quant_ranges); k++) {
+            cto_case c = cto_case_base(CTO_CPY);
+            c.ta = CT_TYPE_F32;
+            c.tb = t;
+            cto_set4(c.ne, 768, 3, 2, 1);
+            c.lo = k_quant_ranges[k][0];
+            c.hi = k_quant_ranges[k][1];
+            cto_case_add(l, c);
+        }
+    }
 
     /* DUP */
     static const ct_type dup_types[4] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_I32, CT_TYPE_I16};
@@ -851,6 +903,10 @@ void cto_cases_perf(cto_case_list *l, double s) {
     for (int i = 0; i < N_OF(cpy_pairs); i++)
         add_cpy(l, cpy_pairs[i][0], cpy_pairs[i][1], 4096, cpy_rows, 1, 1, NULL, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 4096, cpy_rows, 1, 1, P1023, NULL);
+    /* the super-block quantizers: their scale searches are compute-bound (CPU and REF only) */
+    static const ct_type cpy_k[3] = {CT_TYPE_Q4_K, CT_TYPE_Q6_K, CT_TYPE_Q8_K};
+    for (int i = 0; i < N_OF(cpy_k); i++)
+        add_cpy(l, CT_TYPE_F32, cpy_k[i], 4096, cto_scaled(512, s, 1, 4), 1, 1, NULL, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F16, 512, cto_scaled(3072, s, 1, 16), 1, 1, NULL, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 8192, cto_scaled(512, s, 1, 4), 2, 1, P0213, NULL);
     add_cpy(l, CT_TYPE_F32, CT_TYPE_F32, 3072, cto_scaled(512, s, 1, 4), 2, 1, P0213, NULL);

@@ -192,6 +192,14 @@ static double block_bound(ct_type t) {
     case CT_TYPE_Q5_0: return 1.0 / 16 + 0x1p-9;
     case CT_TYPE_Q5_1: return 2.0 / 62 + 0x1p-8;
     case CT_TYPE_IQ4_NL: return 0.2; /* the least-squares scale refit loosens the grid bound */
+    /* the super-block formats: a step of their levels plus the 6- or 4-bit sub-scales */
+    case CT_TYPE_Q8_K: return 1.0 / 254 + 0x1p-20;
+    case CT_TYPE_Q6_K: return 0.1; /* the least-squares scale may clip the largest element */
+    case CT_TYPE_Q5_K: return 2.0 / 31 + 0x1p-6;
+    case CT_TYPE_Q4_K: return 2.0 / 15 + 0x1p-5;
+    case CT_TYPE_IQ4_XS: return 0.25;
+    case CT_TYPE_Q3_K: return 0.4;
+    case CT_TYPE_Q2_K: return 0.6;
     default: return 1.0;
     }
 }
@@ -217,6 +225,11 @@ static double nmse_bound(ct_type t) {
     case CT_TYPE_Q8_0: return 1e-4;
     case CT_TYPE_Q5_0: return 5e-3;
     case CT_TYPE_Q5_1: return 4e-3;
+    case CT_TYPE_Q8_K: return 1e-4;
+    case CT_TYPE_Q6_K: return 1e-3;
+    case CT_TYPE_Q5_K: return 5e-3;
+    case CT_TYPE_Q3_K: return 6e-2;
+    case CT_TYPE_Q2_K: return 0.15;
     default: return 2e-2;
     }
 }

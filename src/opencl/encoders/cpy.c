@@ -5,12 +5,28 @@
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
 
-/* The CPU backend's set (ct_cpy_types_supported), when the kernels are there. */
+/* The block formats quant.cl can produce: the 32-element ones. The super-block
+ * quantizers (Q2_K..Q6_K, Q8_K, IQ4_XS) exist on the CPU only, as in ggml-metal
+ * (docs/QUANTIZATION.md). */
+static bool ocl_quantizes(ct_type t) {
+    switch (t) {
+    case CT_TYPE_Q8_0: case CT_TYPE_Q4_0: case CT_TYPE_Q4_1: case CT_TYPE_Q5_0: case CT_TYPE_Q5_1:
+    case CT_TYPE_IQ4_NL:
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* The CPU backend's set (ct_cpy_types_supported), when the kernels are there, less
+ * the conversions into the super-block formats. */
 bool ct_ocl_cpy_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     if (!ct_ocl_kernel_available(dev, CT_OCL_K_CPY) || !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_FLAT) ||
         !ct_ocl_kernel_available(dev, CT_OCL_K_CPY_CONTIG))
         return false;
-    return ct_cpy_types_supported(op);
+    if (!ct_cpy_types_supported(op)) return false;
+    const ct_type st = op->src[0]->type, dt = op->type;
+    return st == dt || ct_type_block_size(dt) == 1 || ocl_quantizes(dt);
 }
 
 static int log2_of(int64_t v) {
