@@ -4,13 +4,15 @@
  * compared exactly (scripts/ggml/test-model.sh, ggml/README.md).
  *
  *   ct-llama-greedy -m MODEL [-p PROMPT] [-n 32] [-dev NAME|none] [--rpc HOST:PORT[,...]]
- *                   [-t THREADS] [--chat] [--margins] [--quiet]
+ *                   [-t THREADS] [-fa on|off] [--chat] [--margins] [--quiet]
  *
  * -dev none (the default) runs every layer on ggml's CPU backend; -dev NAME offloads all
  * layers (-ngl 99) to that device; --rpc registers llama.cpp's RPC servers and, without
- * -dev, offloads to the first of them. Flash attention is off. GGML_BACKEND_PATH loads the
- * plugin (ggml_backend_load_all). Output, one item per line on stdout:
+ * -dev, offloads to the first of them. -fa on|off: flash attention (off by default: then the
+ * graph has MUL_MAT/SOFT_MAX attention, with it one FLASH_ATTN_EXT per layer). GGML_BACKEND_PATH
+ * loads the plugin (ggml_backend_load_all). Output, one item per line on stdout:
  *   device: NAME
+ *   flash attention: on|off
  *   prompt: N tokens
  *   tokens: ID ID ...          (the generated ids, n of them unless an end-of-generation token)
  *   speed: P prompt tokens/s, G generated tokens/s   (llama.cpp's own timings)
@@ -98,8 +100,8 @@ static float top_gap(const float *logits, int n) {
 
 static void usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s -m MODEL [-p PROMPT] [-n N] [-dev NAME|none] [--rpc HOST:PORT[,...]] [-t THREADS] [--chat] "
-            "[--margins] [--quiet]\n",
+            "usage: %s -m MODEL [-p PROMPT] [-n N] [-dev NAME|none] [--rpc HOST:PORT[,...]] [-t THREADS] [-fa on|off] "
+            "[--chat] [--margins] [--quiet]\n",
             argv0);
     exit(2);
 }
@@ -129,7 +131,7 @@ static int add_rpc_servers(const char *list) {
 int main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = "The capital of France is", *dev_name = "none", *rpc = NULL;
     int n_predict = 32, n_threads = 0;
-    bool chat = false, margins = false;
+    bool chat = false, margins = false, flash_attn = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
@@ -139,6 +141,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-dev") && more) dev_name = argv[++i];
         else if (!strcmp(a, "--rpc") && more) rpc = argv[++i];
         else if (!strcmp(a, "-t") && more) n_threads = atoi(argv[++i]);
+        else if (!strcmp(a, "-fa") && more && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off")))
+            flash_attn = !strcmp(argv[++i], "on");
         else if (!strcmp(a, "--chat")) chat = true;
         else if (!strcmp(a, "--margins")) margins = true;
         else if (!strcmp(a, "--quiet")) g_quiet = true;
@@ -204,7 +208,8 @@ int main(int argc, char **argv) {
     cp.n_ctx = (uint32_t)(n_prompt + n_predict + 16);
     cp.n_batch = cp.n_ubatch = (uint32_t)n_prompt;
     if (n_threads > 0) cp.n_threads = cp.n_threads_batch = n_threads;
-    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED; /* ctensor has no FLASH_ATTN_EXT yet */
+    /* Explicitly on or off, never llama.cpp's "auto" (which decides by the device). */
+    cp.flash_attn_type = flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     cp.cb_eval = count_node;
     cp.no_perf = false;
     struct llama_context *ctx = llama_init_from_model(model, cp);
@@ -216,6 +221,7 @@ int main(int argc, char **argv) {
     llama_sampler_chain_add(smpl, llama_sampler_init_greedy());
 
     printf("device: %s\n", devs[0] ? ggml_backend_dev_name(devs[0]) : "none (ggml-cpu)");
+    printf("flash attention: %s\n", flash_attn ? "on" : "off");
     printf("prompt: %d tokens\n", n_prompt);
     fflush(stdout);
 
