@@ -18,6 +18,9 @@
  *   speed: P prompt tokens/s, G generated tokens/s   (llama.cpp's own timings)
  *   margins: G G ...           (with --margins: each choice's lead over the runner-up, in logits)
  *   per token: N nodes on DEV, M on CPU, S splits   (nodes that compute; views excluded)
+ *   on the CPU: OP xN, ...     (the ops of those M nodes; with a device, when M > 0)
+ *   beyond the input layer: K nodes on the CPU   (with a device: M less the token-embedding
+ *                              lookup, which llama.cpp keeps on the CPU whatever the devices)
  *   answer:                    then the generated text
  */
 #include "ggml-backend.h"
@@ -29,16 +32,27 @@
 #include <string.h>
 
 #define MAX_DEVS 8
+#define MAX_OPS 64
 #define MAX_TOKENS 4096
 
-/* Nodes computed per device name, over one llama_decode. */
+/* Nodes computed per device name, over one llama_decode, and the ops of those on the CPU. */
 typedef struct {
     int n;
     const char *name[MAX_DEVS];
     long count[MAX_DEVS];
     long runs; /* changes of device along the node order: the graph's splits */
     const char *last;
+    int n_ops;
+    const char *cpu_op[MAX_OPS]; /* ggml_op_desc: the op, or the unary/GLU kind */
+    long cpu_op_count[MAX_OPS];
+    long cpu_input; /* of the CPU's nodes, the token-embedding lookups (the input layer) */
 } node_stats;
+
+/* llama.cpp keeps the input layer, the GET_ROWS of token_embd.weight, on the CPU whatever
+ * the devices (llama-model.cpp: "very little benefit to offloading the input layer"). */
+static bool is_input_lookup(const struct ggml_tensor *t) {
+    return t->op == GGML_OP_GET_ROWS && t->src[0] && !strcmp(t->src[0]->name, "token_embd.weight");
+}
 
 static node_stats g_stats;
 static char g_splits[64] = "?";
@@ -67,6 +81,14 @@ static bool count_node(struct ggml_tensor *t, bool ask, void *ud) {
     if (i < MAX_DEVS) s->count[i]++;
     if (!s->last || strcmp(s->last, dev) != 0) s->runs++;
     s->last = dev;
+    if (!strncmp(dev, "CPU", 3)) {
+        const char *op = is_input_lookup(t) ? "GET_ROWS(token_embd)" : ggml_op_desc(t);
+        if (is_input_lookup(t)) s->cpu_input++;
+        int j = 0;
+        while (j < s->n_ops && strcmp(s->cpu_op[j], op) != 0) j++;
+        if (j == s->n_ops && s->n_ops < MAX_OPS) s->cpu_op[s->n_ops++] = op;
+        if (j < MAX_OPS) s->cpu_op_count[j]++;
+    }
     return false;
 }
 
@@ -272,6 +294,12 @@ int main(int argc, char **argv) {
         sep = ", ";
     }
     printf("%s%ld on the CPU, %ld splits (llama.cpp's graph reserve: %s)\n", sep, on_cpu, tg.runs, g_splits);
+    if (devs[0] && tg.n_ops > 0) {
+        printf("on the CPU:");
+        for (int j = 0; j < tg.n_ops; j++) printf("%s %s x%ld", j ? "," : "", tg.cpu_op[j], tg.cpu_op_count[j]);
+        printf("\n");
+    }
+    if (devs[0]) printf("beyond the input layer: %ld nodes on the CPU\n", on_cpu - tg.cpu_input);
     printf("answer:\n");
     for (int i = 0; i < n_gen; i++) {
         char piece[256];
