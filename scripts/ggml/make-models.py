@@ -63,7 +63,17 @@ def import_gguf(path):
             sys.exit("make-models.py: set CT_GGML_SOURCE_DIR (eval \"$(scripts/ggml/build-ggml.sh | tail -1)\") "
                      "or pass --gguf-py DIR")
         path = os.path.join(src, "gguf-py")
+    if not os.path.isfile(os.path.join(path, "gguf", "gguf_writer.py")):
+        sys.exit("make-models.py: no gguf-py in %s" % path)
     sys.path.insert(0, path)
+    try:
+        import yaml  # noqa: F401 (gguf-py's metadata module imports it; nothing here uses it)
+    except ImportError:
+        # A machine with numpy alone (the GPU machines): an empty stand-in is enough, as
+        # only model-card parsing, which this script never calls, touches yaml.
+        import types
+
+        sys.modules["yaml"] = types.ModuleType("yaml")
     import gguf  # noqa: E402 (the path above)
 
     return gguf
