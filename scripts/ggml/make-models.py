@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write GGUF models with random weights for tests and benchmarks (ggml/README.md).
 
-    make-models.py --out DIR [--only NAME ...] [--check] [--list]
+    make-models.py --out DIR [--only NAME ...] [--gguf-py DIR] [--check]
 
 The models are real llama.cpp architectures with made-up weights, written with gguf-py from
 the pinned llama.cpp tree (scripts/ggml/build-ggml.sh; the tree's gguf-py directory goes on
@@ -28,14 +28,15 @@ synthetic vocabulary of the same kind padded to 128256 pieces.
 
 Greedy decoding of a random model is as deterministic as any other; what matters for a test
 that compares two backends token for token is that no greedy choice is a near-tie: ctensor and
-ggml-cpu round differently (activation quantization, F16 KV cache), and with purely random
-weights the logits of the two differed by up to 0.5-1 (their spread: 8) and a few of every
-32 greedy choices led by less. So the tiny models' output projections carry a random bigram
-chain: output row perm[t] is 0.4 (llama) or 0.2 (moe) times token t's embedding row, plus
-noise, which makes each token favour one successor by a wide lead, while the layers (whose
-outputs join the embedding in the residual stream) still move the hidden state enough to
-decide some choices (3-5 of the 31 in the test depart from the chain). The seeds (MODELS) are
-the best of eight; scripts/ggml/test-model.sh prints the smallest lead of each run.
+ggml-cpu round differently (most of it in the Q8_0/Q4_0 matmuls), and with purely random
+weights their logits differed by 0.4-1.5 at the worst token of a step (spread: 8) while 32
+greedy choices nearly always had a smaller lead somewhere. So the tiny models' output
+projections carry a random bigram chain: output row perm[t] is 0.4 (llama) or 0.2 (moe) times
+token t's embedding row, plus noise, which makes each token favour one successor by a wide
+lead, while the layers (whose outputs join the embedding in the residual stream) still move
+the hidden state enough to decide some choices (3-5 of the 31 in the test depart from the
+chain). The seeds (MODELS) are the best of eight; scripts/ggml/test-model.sh prints the
+smallest lead of each run.
 """
 
 import argparse
@@ -60,8 +61,9 @@ def import_gguf(path):
     if path is None:
         src = os.environ.get("CT_GGML_SOURCE_DIR")
         if not src:
-            sys.exit("make-models.py: set CT_GGML_SOURCE_DIR (eval \"$(scripts/ggml/build-ggml.sh | tail -1)\") "
-                     "or pass --gguf-py DIR")
+            sys.exit("make-models.py: pass --gguf-py DIR (the pinned tree's gguf-py: "
+                     "$CT_GGML_SOURCE_DIR/gguf-py after eval \"$(scripts/ggml/build-ggml.sh | tail -1)\") "
+                     "or export CT_GGML_SOURCE_DIR")
         path = os.path.join(src, "gguf-py")
     if not os.path.isfile(os.path.join(path, "gguf", "gguf_writer.py")):
         sys.exit("make-models.py: no gguf-py in %s" % path)
