@@ -3,8 +3,10 @@
 # reliability job: the suite under ASan+UBSan, the threading tests under TSan,
 # and a short run of each fuzz target (scripts/sanitize.sh). Then ctensor inside the
 # pinned llama.cpp (ggml/README.md): ggml's test-backend-ops on the PoCL device and on
-# ctensor's CPU device, Gemma 3 270M token for token against ggml-cpu, and the same
-# model through llama.cpp's rpc-server serving a ctensor device.
+# ctensor's CPU device, Gemma 3 270M and two generated random-weight models (a Llama and a
+# qwen3moe, scripts/ggml/make-models.py, cached in ~/.cache/ctensor-models) token for token
+# against ggml-cpu with flash attention off and on, and Gemma through llama.cpp's rpc-server
+# serving a ctensor device.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="$(nproc)"
@@ -43,8 +45,11 @@ section "ggml: test-backend-ops (CTOpenCL0, CTCPU)"
 # The evidence for the one allowed exception (ggml/README.md): still ggml-cpu's q8_0 rounding.
 build-test-ggml/ggml/ct-q8-ties
 scripts/ggml/test-backend-ops.sh "$plugin" "$CT_GGML_BUILD_DIR/bin/test-backend-ops" CTOpenCL0 CTCPU
-section "ggml: Gemma 3 270M on CTOpenCL0 and over RPC"
-scripts/ggml/test-model.sh "$plugin" "$CT_GGML_BUILD_DIR" build-test-ggml/ggml/ct-llama-greedy CTOpenCL0
+section "ggml: Gemma 3 270M on CTOpenCL0, FA off/on; RPC"
+CT_MODEL_SET=gemma scripts/ggml/test-model.sh "$plugin" "$CT_GGML_BUILD_DIR" build-test-ggml/ggml/ct-llama-greedy CTOpenCL0
+section "ggml: generated llama and moe on CTOpenCL0"
+CT_MODEL_SET="llama moe" CT_MODEL_TESTS=model \
+  scripts/ggml/test-model.sh "$plugin" "$CT_GGML_BUILD_DIR" build-test-ggml/ggml/ct-llama-greedy CTOpenCL0
 section ""
 printf '\n==== timings ====\n'
 printf '%s\n' "${timings[@]}"

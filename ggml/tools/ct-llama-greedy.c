@@ -4,18 +4,23 @@
  * compared exactly (scripts/ggml/test-model.sh, ggml/README.md).
  *
  *   ct-llama-greedy -m MODEL [-p PROMPT] [-n 32] [-dev NAME|none] [--rpc HOST:PORT[,...]]
- *                   [-t THREADS] [--chat] [--margins] [--quiet]
+ *                   [-t THREADS] [-fa on|off] [--chat] [--margins] [--quiet]
  *
  * -dev none (the default) runs every layer on ggml's CPU backend; -dev NAME offloads all
  * layers (-ngl 99) to that device; --rpc registers llama.cpp's RPC servers and, without
- * -dev, offloads to the first of them. Flash attention is off. GGML_BACKEND_PATH loads the
- * plugin (ggml_backend_load_all). Output, one item per line on stdout:
+ * -dev, offloads to the first of them. -fa on|off: flash attention (off by default: then the
+ * graph has MUL_MAT/SOFT_MAX attention, with it one FLASH_ATTN_EXT per layer). GGML_BACKEND_PATH
+ * loads the plugin (ggml_backend_load_all). Output, one item per line on stdout:
  *   device: NAME
+ *   flash attention: on|off
  *   prompt: N tokens
  *   tokens: ID ID ...          (the generated ids, n of them unless an end-of-generation token)
  *   speed: P prompt tokens/s, G generated tokens/s   (llama.cpp's own timings)
  *   margins: G G ...           (with --margins: each choice's lead over the runner-up, in logits)
  *   per token: N nodes on DEV, M on CPU, S splits   (nodes that compute; views excluded)
+ *   on the CPU: OP xN, ...     (the ops of those M nodes; with a device, when M > 0)
+ *   beyond the input layer: K nodes on the CPU   (with a device: M less the token-embedding
+ *                              lookup, which llama.cpp keeps on the CPU whatever the devices)
  *   answer:                    then the generated text
  */
 #include "ggml-backend.h"
@@ -27,16 +32,27 @@
 #include <string.h>
 
 #define MAX_DEVS 8
+#define MAX_OPS 64
 #define MAX_TOKENS 4096
 
-/* Nodes computed per device name, over one llama_decode. */
+/* Nodes computed per device name, over one llama_decode, and the ops of those on the CPU. */
 typedef struct {
     int n;
     const char *name[MAX_DEVS];
     long count[MAX_DEVS];
     long runs; /* changes of device along the node order: the graph's splits */
     const char *last;
+    int n_ops;
+    const char *cpu_op[MAX_OPS]; /* ggml_op_desc: the op, or the unary/GLU kind */
+    long cpu_op_count[MAX_OPS];
+    long cpu_input; /* of the CPU's nodes, the token-embedding lookups (the input layer) */
 } node_stats;
+
+/* llama.cpp keeps the input layer, the GET_ROWS of token_embd.weight, on the CPU whatever
+ * the devices (llama-model.cpp: "very little benefit to offloading the input layer"). */
+static bool is_input_lookup(const struct ggml_tensor *t) {
+    return t->op == GGML_OP_GET_ROWS && t->src[0] && !strcmp(t->src[0]->name, "token_embd.weight");
+}
 
 static node_stats g_stats;
 static char g_splits[64] = "?";
@@ -65,6 +81,14 @@ static bool count_node(struct ggml_tensor *t, bool ask, void *ud) {
     if (i < MAX_DEVS) s->count[i]++;
     if (!s->last || strcmp(s->last, dev) != 0) s->runs++;
     s->last = dev;
+    if (!strncmp(dev, "CPU", 3)) {
+        const char *op = is_input_lookup(t) ? "GET_ROWS(token_embd)" : ggml_op_desc(t);
+        if (is_input_lookup(t)) s->cpu_input++;
+        int j = 0;
+        while (j < s->n_ops && strcmp(s->cpu_op[j], op) != 0) j++;
+        if (j == s->n_ops && s->n_ops < MAX_OPS) s->cpu_op[s->n_ops++] = op;
+        if (j < MAX_OPS) s->cpu_op_count[j]++;
+    }
     return false;
 }
 
@@ -98,8 +122,8 @@ static float top_gap(const float *logits, int n) {
 
 static void usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s -m MODEL [-p PROMPT] [-n N] [-dev NAME|none] [--rpc HOST:PORT[,...]] [-t THREADS] [--chat] "
-            "[--margins] [--quiet]\n",
+            "usage: %s -m MODEL [-p PROMPT] [-n N] [-dev NAME|none] [--rpc HOST:PORT[,...]] [-t THREADS] [-fa on|off] "
+            "[--chat] [--margins] [--quiet]\n",
             argv0);
     exit(2);
 }
@@ -129,7 +153,7 @@ static int add_rpc_servers(const char *list) {
 int main(int argc, char **argv) {
     const char *model_path = NULL, *prompt = "The capital of France is", *dev_name = "none", *rpc = NULL;
     int n_predict = 32, n_threads = 0;
-    bool chat = false, margins = false;
+    bool chat = false, margins = false, flash_attn = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool more = i + 1 < argc;
@@ -139,6 +163,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-dev") && more) dev_name = argv[++i];
         else if (!strcmp(a, "--rpc") && more) rpc = argv[++i];
         else if (!strcmp(a, "-t") && more) n_threads = atoi(argv[++i]);
+        else if (!strcmp(a, "-fa") && more && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off")))
+            flash_attn = !strcmp(argv[++i], "on");
         else if (!strcmp(a, "--chat")) chat = true;
         else if (!strcmp(a, "--margins")) margins = true;
         else if (!strcmp(a, "--quiet")) g_quiet = true;
@@ -204,7 +230,8 @@ int main(int argc, char **argv) {
     cp.n_ctx = (uint32_t)(n_prompt + n_predict + 16);
     cp.n_batch = cp.n_ubatch = (uint32_t)n_prompt;
     if (n_threads > 0) cp.n_threads = cp.n_threads_batch = n_threads;
-    cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED; /* ctensor has no FLASH_ATTN_EXT yet */
+    /* Explicitly on or off, never llama.cpp's "auto" (which decides by the device). */
+    cp.flash_attn_type = flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
     cp.cb_eval = count_node;
     cp.no_perf = false;
     struct llama_context *ctx = llama_init_from_model(model, cp);
@@ -216,6 +243,7 @@ int main(int argc, char **argv) {
     llama_sampler_chain_add(smpl, llama_sampler_init_greedy());
 
     printf("device: %s\n", devs[0] ? ggml_backend_dev_name(devs[0]) : "none (ggml-cpu)");
+    printf("flash attention: %s\n", flash_attn ? "on" : "off");
     printf("prompt: %d tokens\n", n_prompt);
     fflush(stdout);
 
@@ -266,6 +294,12 @@ int main(int argc, char **argv) {
         sep = ", ";
     }
     printf("%s%ld on the CPU, %ld splits (llama.cpp's graph reserve: %s)\n", sep, on_cpu, tg.runs, g_splits);
+    if (devs[0] && tg.n_ops > 0) {
+        printf("on the CPU:");
+        for (int j = 0; j < tg.n_ops; j++) printf("%s %s x%ld", j ? "," : "", tg.cpu_op[j], tg.cpu_op_count[j]);
+        printf("\n");
+    }
+    if (devs[0]) printf("beyond the input layer: %ld nodes on the CPU\n", on_cpu - tg.cpu_input);
     printf("answer:\n");
     for (int i = 0; i < n_gen; i++) {
         char piece[256];
