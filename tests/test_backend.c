@@ -955,7 +955,7 @@ static void test_compute_errors(void) {
     CHECK(ct_graph_build_forward(g_bad, q) == CT_OK);
     ct_graph *g_rows = ct_graph_new(ctx, 8);
     CHECK(ct_graph_build_forward(g_rows, rows) == CT_OK);
-    ct_tensor *w = ct_tensor_new_2d(ctx, CT_TYPE_Q2_K, 256, 2); /* no CPU MUL_MAT kernel */
+    ct_tensor *w = ct_tensor_new_2d(ctx, CT_TYPE_IQ2_XXS, 256, 2); /* no CPU MUL_MAT kernel */
     ct_tensor *mm = ct_mul_mat(ctx, w, a);
     ct_tensor_set_name(mm, "mm");
     CHECK(mm != NULL);

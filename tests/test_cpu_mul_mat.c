@@ -31,7 +31,21 @@
 static const ct_type all_types[] = {
     CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16,   CT_TYPE_Q8_0, CT_TYPE_Q4_0, CT_TYPE_Q4_1,
     CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q5_K, CT_TYPE_Q6_K,
+    CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_IQ4_XS,
 };
+
+/* Offset of a super-block's d (and dmin where it has one, 2 bytes after it) for the
+ * types filled with random bytes. */
+static size_t d_offset(ct_type t, bool *has_min) {
+    *has_min = t == CT_TYPE_Q4_K || t == CT_TYPE_Q5_K || t == CT_TYPE_Q2_K;
+    switch (t) {
+    case CT_TYPE_Q6_K: return offsetof(block_q6_K, d);
+    case CT_TYPE_Q2_K: return offsetof(block_q2_K, d);
+    case CT_TYPE_Q3_K: return offsetof(block_q3_K, d);
+    case CT_TYPE_IQ4_XS: return offsetof(block_iq4_xs, d);
+    default: return offsetof(block_q4_K, d); /* Q4_K, Q5_K; 0 for the 32-blocks too */
+    }
+}
 
 static bool is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
 /* src1 is quantized to int8 blocks for quantized src0 only; float src0 dots stay in float. */
@@ -110,12 +124,10 @@ static void fill_src0(ct_tensor *a) {
                 for (size_t off = 0; off < row_size; off += bs) {
                     const ct_fp16 d = ct_fp32_to_fp16(tu_rand_uniform(-0.02f, 0.02f));
                     const ct_fp16 dmin = ct_fp32_to_fp16(tu_rand_uniform(-0.02f, 0.02f));
-                    if (a->type == CT_TYPE_Q6_K) {
-                        memcpy(row + off + offsetof(block_q6_K, d), &d, 2);
-                    } else {
-                        memcpy(row + off + offsetof(block_q4_K, d), &d, 2); /* same offsets in Q5_K */
-                        memcpy(row + off + offsetof(block_q4_K, dmin), &dmin, 2);
-                    }
+                    bool has_min;
+                    const size_t at = d_offset(a->type, &has_min);
+                    memcpy(row + off + at, &d, 2);
+                    if (has_min) memcpy(row + off + at + 2, &dmin, 2);
                 }
             }
     free(qrow);
@@ -451,7 +463,8 @@ static void test_nonfinite(void) {
                     memcpy(row_ptr(&a.t, 2, 0, 0) + 2 * 100, &h, 2);
                 } else {
                     const ct_fp16 h = ct_fp32_to_fp16(bad[bi]);
-                    const size_t off = t == CT_TYPE_Q6_K ? offsetof(block_q6_K, d) : 0;
+                    bool has_min;
+                    const size_t off = ct_type_block_size(t) == 256 ? d_offset(t, &has_min) : 0;
                     memcpy(row_ptr(&a.t, 2, 0, 0) + ct_type_size(t) + off, &h, 2);
                 }
                 init_dst(&d, &a.t, &b.t);
@@ -554,7 +567,7 @@ static void test_support(void) {
     ct_tensor *dst = &d.t;
     CHECK(ct_cpu_mul_mat_supported(dst));
     CHECK(ct_cpu_mul_mat_work_size(dst, 2) == 20 * 2 * sizeof(ct_block_qy));
-    static const ct_type refused[] = {CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_IQ4_XS, CT_TYPE_Q8_1, CT_TYPE_I32, CT_TYPE_Q8_K};
+    static const ct_type refused[] = {CT_TYPE_IQ2_XXS, CT_TYPE_Q8_1, CT_TYPE_I32, CT_TYPE_Q8_K};
     for (size_t i = 0; i < CT_ARRAY_LEN(refused); i++) {
         a.t.type = refused[i];
         a.t.nb[0] = ct_type_size(refused[i]);
@@ -563,7 +576,10 @@ static void test_support(void) {
     }
     a.t.type = CT_TYPE_Q4_0;
     a.t.nb[0] = ct_type_size(CT_TYPE_Q4_0);
-    b.t.type = CT_TYPE_F16;
+    b.t.type = CT_TYPE_F16; /* widened to F32, then quantized as F32 src1 */
+    CHECK(ct_cpu_mul_mat_supported(dst));
+    CHECK(ct_cpu_mul_mat_work_size(dst, 2) == 20 * 2 * sizeof(ct_block_qy));
+    b.t.type = CT_TYPE_BF16;
     CHECK(!ct_cpu_mul_mat_supported(dst));
     b.t.type = CT_TYPE_F32;
     dst->type = CT_TYPE_F16;

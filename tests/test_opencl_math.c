@@ -550,12 +550,12 @@ static void test_refused(void) {
     ct_context *ctx = ct_context_new(cp);
     CHECK(ctx != NULL);
     if (!ctx) return;
-    static const ct_type no_kernel[] = {CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_IQ4_XS};
+    static const ct_type no_kernel[] = {CT_TYPE_IQ2_XXS, CT_TYPE_IQ3_S, CT_TYPE_IQ1_M};
     for (size_t i = 0; i < sizeof no_kernel / sizeof no_kernel[0]; i++) {
         ct_tensor *mm = build_mm_plain(ctx, no_kernel[i], CT_TYPE_F32);
         if (mm) CHECK_MSG(!ct_device_supports_op(ocl_dev, mm), "MUL_MAT %s x f32", ct_type_name(no_kernel[i]));
     }
-    ct_tensor *mm16 = build_mm_plain(ctx, CT_TYPE_F16, CT_TYPE_F16);
+    ct_tensor *mm16 = build_mm_plain(ctx, CT_TYPE_F16, CT_TYPE_BF16);
     if (mm16) CHECK(!ct_device_supports_op(ocl_dev, mm16));
 
     /* an F32 src1 view starting 2 bytes into its buffer: the kernels' float loads need 4 */
@@ -566,7 +566,7 @@ static void test_refused(void) {
     if (mmv) CHECK(!ct_device_supports_op(ocl_dev, mmv));
 
     /* compute refuses an unsupported node with CT_UNSUPPORTED */
-    ct_tensor *q2 = ct_tensor_new_2d(ctx, CT_TYPE_Q2_K, 256, 4), *y = ct_tensor_new_2d(ctx, CT_TYPE_F32, 256, 2);
+    ct_tensor *q2 = ct_tensor_new_2d(ctx, CT_TYPE_IQ2_XXS, 256, 4), *y = ct_tensor_new_2d(ctx, CT_TYPE_F32, 256, 2);
     ct_tensor *mq = q2 && y ? ct_mul_mat(ctx, q2, y) : NULL;
     ct_graph *graph = ct_graph_new(ctx, 8);
     ct_buffer *buf = NULL;

@@ -2,8 +2,8 @@
  *
  * As in ggml, b (src1) is converted once per node into the dot-product type in
  * the shared scratch (threads split the rows, then meet at a barrier): 32-value
- * int8 blocks with a float scale for quantized a, nothing for float a (b stays
- * F32; gathered only when its rows are not packed). The output is then cut into
+ * int8 blocks with a float scale for quantized a, F32 for float a (nothing when
+ * b is F32 with packed rows; F16 b is widened, other b rows gathered). The output is then cut into
  * tiles of a-rows x b-rows that threads take in turn. The dot kernels take up
  * to CT_DOT_NY b-rows at once and unpack each a block once for all of them, and
  * a decode batch (a few b-rows) is one tile, so the weights stream from memory
@@ -20,24 +20,19 @@ static atomic_bool force_portable;
 void ct_cpu_mul_mat_force_portable(bool portable) { atomic_store(&force_portable, portable); }
 
 
-static bool is_quant_type(ct_type t) {
-    switch (t) {
-    case CT_TYPE_Q4_0: case CT_TYPE_Q4_1: case CT_TYPE_Q5_0: case CT_TYPE_Q5_1: case CT_TYPE_Q8_0:
-    case CT_TYPE_IQ4_NL: case CT_TYPE_Q4_K: case CT_TYPE_Q5_K: case CT_TYPE_Q6_K:
-        return true;
-    default:
-        return false;
-    }
-}
+/* The quantized src0 types are those with a dot kernel (src/cpu/vec_dot.c's table). */
+static bool is_quant_type(ct_type t) { return ct_cpu_dot_q_portable(t) != NULL; }
 
-/* Scratch bytes for the converted b; 0 when float a reads packed b rows in place. */
+/* Scratch bytes for the converted b; 0 when float a reads packed F32 b rows in place.
+ * F16 b is widened to F32 (exact) first, as ggml-cpu does for F32 a; with F16 or
+ * BF16 a ggml-cpu would round F32 b to a's type, ctensor keeps it F32 either way. */
 static bool work_bytes(const ct_tensor *dst, size_t *out) {
     const ct_tensor *a = dst->src[0], *b = dst->src[1];
     int64_t nr1;
     if (!ct_mul_i64(b->ne[1], b->ne[2], &nr1) || !ct_mul_i64(nr1, b->ne[3], &nr1)) return false;
     size_t row;
     if (ct_type_is_float(a->type)) {
-        if (b->nb[0] == sizeof(float)) {
+        if (b->type == CT_TYPE_F32 && b->nb[0] == sizeof(float)) {
             *out = 0;
             return true;
         }
@@ -51,7 +46,7 @@ static bool work_bytes(const ct_tensor *dst, size_t *out) {
 bool ct_cpu_mul_mat_supported(const ct_tensor *op) {
     if (!op || op->op != CT_OP_MUL_MAT || op->type != CT_TYPE_F32) return false;
     const ct_tensor *a = op->src[0], *b = op->src[1];
-    if (!a || !b || b->type != CT_TYPE_F32) return false;
+    if (!a || !b || (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16)) return false;
     if (!ct_type_is_float(a->type) && !is_quant_type(a->type)) return false;
     for (int i = 0; i < CT_MAX_DIMS; i++) {
         if (a->ne[i] < 0 || b->ne[i] < 0) return false;
@@ -96,12 +91,24 @@ static mm_kernels select_kernels(ct_type type) {
 
 #define GATHER_BLOCKS 8
 
-/* One b row (k elements at stride nb10) into the dot-product type at out. */
-static void convert_row(const char *src, size_t nb10, int64_t k, bool to_float, ct_quantize_qy_fn quantize,
+/* Element i of a b row (F32 or F16) at stride nb10. */
+static inline float b_elem(const char *src, size_t nb10, bool f16, int64_t i) {
+    if (f16) {
+        ct_fp16 h;
+        memcpy(&h, src + (size_t)i * nb10, sizeof h);
+        return ct_fp16_to_fp32_inline(h);
+    }
+    float f;
+    memcpy(&f, src + (size_t)i * nb10, sizeof f);
+    return f;
+}
+
+/* One b row (k elements at stride nb10, F32 or F16) into the dot-product type at out. */
+static void convert_row(const char *src, size_t nb10, bool f16, int64_t k, bool to_float, ct_quantize_qy_fn quantize,
                         void *out) {
     if (to_float) {
-        char *o = out;
-        for (int64_t i = 0; i < k; i++) memcpy(o + 4 * i, src + (size_t)i * nb10, sizeof(float));
+        float *o = out;
+        for (int64_t i = 0; i < k; i++) o[i] = b_elem(src, nb10, f16, i);
         return;
     }
     /* gathered through a small aligned buffer: b rows may be strided or unaligned */
@@ -111,10 +118,10 @@ static void convert_row(const char *src, size_t nb10, int64_t k, bool to_float, 
     for (int64_t ib = 0; ib < nb; ib += GATHER_BLOCKS) {
         const int64_t n = nb - ib < GATHER_BLOCKS ? nb - ib : GATHER_BLOCKS;
         const char *s = src + (size_t)(ib * CT_QY_BLOCK) * nb10;
-        if (nb10 == sizeof(float)) {
+        if (!f16 && nb10 == sizeof(float)) {
             memcpy(tmp, s, (size_t)n * CT_QY_BLOCK * sizeof(float));
         } else {
-            for (int64_t i = 0; i < n * CT_QY_BLOCK; i++) memcpy(&tmp[i], s + (size_t)i * nb10, sizeof(float));
+            for (int64_t i = 0; i < n * CT_QY_BLOCK; i++) tmp[i] = b_elem(s, nb10, f16, i);
         }
         quantize(tmp, y + ib, n);
     }
@@ -165,7 +172,7 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
         for (int64_t ir1 = ith; ir1 < nr1; ir1 += nth) {
             const int64_t i13 = ir1 / (ne11 * ne12), i12 = (ir1 / ne11) % ne12, i11 = ir1 % ne11;
             const char *s = src1 + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3];
-            convert_row(s, b->nb[0], k, to_float, kern.quantize, (char *)params->wdata + (size_t)ir1 * row1);
+            convert_row(s, b->nb[0], b->type == CT_TYPE_F16, k, to_float, kern.quantize, (char *)params->wdata + (size_t)ir1 * row1);
         }
         if (nth > 1) ct_cpu_barrier(params);
     }

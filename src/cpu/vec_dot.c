@@ -257,6 +257,76 @@ static void unpack_q6_K(const unsigned char *blk, int16_t *v, float *a, float *b
     }
 }
 
+/* Q3_K: 16 signed 6-bit scales (minus 32) of 16 elements each, folded into v as Q6_K's
+ * (|v| <= 32*4). Element e of the block: bits 2(e/32 % 4).. of qs[32(e/128) + e%32], minus 4
+ * where bit e/32 of hmask[e%32] is clear; scale e/16. */
+static void unpack_q3_K(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_q3_K *x = (const block_q3_K *)blk;
+    int sc[16];
+    for (int j = 0; j < 16; j++) {
+        const int lo = j < 8 ? (x->scales[j] & 0x0F) : (x->scales[j - 8] >> 4);
+        const int hi = (x->scales[8 + j % 4] >> (2 * (j / 4))) & 3;
+        sc[j] = (lo | hi << 4) - 32;
+    }
+    for (int e = 0; e < 256; e++) {
+        const int s = e / 32, l = e % 32;
+        const int q = ((x->qs[32 * (s / 4) + l] >> (2 * (s % 4))) & 3) - ((x->hmask[l] >> s) & 1 ? 0 : 4);
+        v[e] = (int16_t)(q * sc[e / 16]);
+    }
+    const float d = ct_fp16_to_fp32_inline(x->d);
+    for (int s = 0; s < 8; s++) {
+        a[s] = d;
+        b[s] = 0.0f;
+    }
+}
+
+/* IQ4_XS: 8 sub-blocks of 32 with 6-bit scales (minus 32) and IQ4_NL's values. */
+static void unpack_iq4_xs(const unsigned char *blk, int16_t *v, float *a, float *b) {
+    const block_iq4_xs *x = (const block_iq4_xs *)blk;
+    const float d = ct_fp16_to_fp32_inline(x->d);
+    for (int s = 0; s < 8; s++) {
+        const uint8_t *q = x->qs + 16 * s;
+        for (int j = 0; j < 16; j++) {
+            v[32 * s + j] = ct_kvalues_iq4nl[q[j] & 15];
+            v[32 * s + j + 16] = ct_kvalues_iq4nl[q[j] >> 4];
+        }
+        const int ls = ((x->scales_l[s / 2] >> 4 * (s % 2)) & 0x0F) | (int)((x->scales_h >> 2 * s) & 3) << 4;
+        a[s] = d * (float)(ls - 32);
+        b[s] = 0.0f;
+    }
+}
+
+/* Q2_K: 16 scales and mins of 16 elements (4 bits each), so the mins cannot go
+ * through y's 32-value sum: the scales fold into v (<= 45), the mins into a second
+ * integer dot with y. Element e: bits 2(e/32 % 4).. of qs[32(e/128) + e%32];
+ * scale and min e/16. */
+static void dot_q2_K(int64_t nb, const void *vx, const ct_block_qy *const *y, int ny, float *out) {
+    const block_q2_K *x = vx;
+    int16_t v[256];
+    float acc[CT_DOT_NY] = {0};
+    for (int64_t i = 0; i < nb; i += 8, x++) {
+        for (int e = 0; e < 256; e++) {
+            const int s = e / 32, l = e % 32;
+            v[e] = (int16_t)(((x->qs[32 * (s / 4) + l] >> (2 * (s % 4))) & 3) * (x->scales[e / 16] & 15));
+        }
+        const float d = ct_fp16_to_fp32_inline(x->d), dmin = ct_fp16_to_fp32_inline(x->dmin);
+        for (int j = 0; j < ny; j++) {
+            for (int s = 0; s < 8; s++) {
+                const ct_block_qy *yb = y[j] + i + s;
+                int32_t isum = 0, m0 = 0, m1 = 0;
+                for (int l = 0; l < 32; l++) isum += (int32_t)v[32 * s + l] * yb->qs[l];
+                for (int l = 0; l < 16; l++) {
+                    m0 += yb->qs[l];
+                    m1 += yb->qs[l + 16];
+                }
+                const int32_t msum = m0 * (x->scales[2 * s] >> 4) + m1 * (x->scales[2 * s + 1] >> 4);
+                acc[j] += yb->d * (d * (float)isum - dmin * (float)msum);
+            }
+        }
+    }
+    for (int j = 0; j < ny; j++) out[j] = acc[j];
+}
+
 /* The integer sums are exact (|sum| < 2^24, so also exact as float). */
 static inline __attribute__((always_inline)) void dot_q_generic(int64_t nb, const unsigned char *x,
                                                                 const ct_block_qy *const *y, int ny, float *out,
@@ -291,6 +361,8 @@ DOT_Q(iq4_nl, block_iq4_nl, 1)
 DOT_Q(q4_K, block_q4_K, 8)
 DOT_Q(q5_K, block_q5_K, 8)
 DOT_Q(q6_K, block_q6_K, 8)
+DOT_Q(q3_K, block_q3_K, 8)
+DOT_Q(iq4_xs, block_iq4_xs, 8)
 
 ct_dot_q_fn ct_cpu_dot_q_portable(ct_type type) {
     switch (type) {
@@ -303,6 +375,9 @@ ct_dot_q_fn ct_cpu_dot_q_portable(ct_type type) {
     case CT_TYPE_Q4_K: return dot_q4_K;
     case CT_TYPE_Q5_K: return dot_q5_K;
     case CT_TYPE_Q6_K: return dot_q6_K;
+    case CT_TYPE_Q2_K: return dot_q2_K;
+    case CT_TYPE_Q3_K: return dot_q3_K;
+    case CT_TYPE_IQ4_XS: return dot_iq4_xs;
     default: return NULL;
     }
 }

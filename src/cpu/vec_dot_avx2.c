@@ -494,6 +494,112 @@ AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_b
 
 MULTI(dot_q6_K, ct_block_qy, dot_q6_K_n)
 
+/* Q2_K and Q3_K: y block s of a super-block is bits 2(s % 4).. of the 32 bytes
+ * qs[32(s/4)..], and its two halves take scales 2s and 2s + 1 (16 elements each),
+ * applied to the int16 pair sums as 16-bit lanes. Q3_K's values (-4..3, bit s of
+ * hmask clear subtracts 4) go through the sign trick of Q6_K; Q2_K's (0..3) are
+ * unsigned, and its mins meet a second sum of y's halves. */
+AVX2 static ALWAYS_INLINE void dot_q2_K_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                          float *out) {
+    const block_q2_K *x = vx;
+    const __m256i m3 = _mm256_set1_epi8(3), ones = _mm256_set1_epi8(1);
+    __m256 acc[CT_DOT_NY], corr[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = corr[j] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb / 8; i++) {
+        for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
+        const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d)), mv = _mm256_set1_ps(fp16_f32(x[i].dmin));
+        const uint8_t *sc = x[i].scales;
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * h));
+            for (int k = 0; k < 4; k++) {
+                const int s = 4 * h + k;
+                const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * k), m3);
+                const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * s + 1] & 15), _mm_set1_epi16(sc[2 * s] & 15));
+                const __m256i mnv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * s + 1] >> 4), _mm_set1_epi16(sc[2 * s] >> 4));
+                UNROLL_NY for (int j = 0; j < NY; j++) {
+                    const ct_block_qy *yb = y[j] + 8 * i + s;
+                    const __m256i yq = load_qy(yb);
+                    const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(v, yq), scv);
+                    const __m256i m = _mm256_madd_epi16(_mm256_maddubs_epi16(ones, yq), mnv);
+                    const __m256 yd = _mm256_broadcast_ss(&yb->d);
+                    acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, yd), _mm256_cvtepi32_ps(p), acc[j]);
+                    corr[j] = _mm256_fmadd_ps(_mm256_mul_ps(mv, yd), _mm256_cvtepi32_ps(m), corr[j]);
+                }
+            }
+        }
+    }
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(acc[j], corr[j]));
+}
+
+MULTI(dot_q2_K, ct_block_qy, dot_q2_K_n)
+
+AVX2 static ALWAYS_INLINE void dot_q3_K_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                          float *out) {
+    const block_q3_K *x = vx;
+    const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1), four = _mm256_set1_epi8(4);
+    __m256 acc[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb / 8; i++) {
+        for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
+        const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d));
+        int16_t sc[16];
+        for (int j = 0; j < 16; j++) {
+            const int lo = j < 8 ? (x[i].scales[j] & 0x0F) : (x[i].scales[j - 8] >> 4);
+            const int hi = (x[i].scales[8 + j % 4] >> (2 * (j / 4))) & 3;
+            sc[j] = (int16_t)((lo | hi << 4) - 32);
+        }
+        const __m256i hm = _mm256_loadu_si256((const __m256i *)x[i].hmask);
+        for (int h = 0; h < 2; h++) {
+            const __m256i q = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * h));
+            for (int k = 0; k < 4; k++) {
+                const int s = 4 * h + k;
+                const __m256i hb = _mm256_and_si256(_mm256_srli_epi16(hm, s), one);
+                const __m256i v = _mm256_sub_epi8(
+                    _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 2 * k), m3), _mm256_slli_epi16(hb, 2)), four);
+                const __m256i av = _mm256_sign_epi8(v, v);
+                const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * s + 1]), _mm_set1_epi16(sc[2 * s]));
+                UNROLL_NY for (int j = 0; j < NY; j++) {
+                    const ct_block_qy *yb = y[j] + 8 * i + s;
+                    const __m256i p16 = _mm256_maddubs_epi16(av, _mm256_sign_epi8(load_qy(yb), v));
+                    const __m256i p = _mm256_madd_epi16(p16, scv);
+                    acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), acc[j]);
+                }
+            }
+        }
+    }
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(acc[j]);
+}
+
+MULTI(dot_q3_K, ct_block_qy, dot_q3_K_n)
+
+/* IQ4_XS: IQ4_NL's table lookup and sign trick per 32-value sub-block, with its 6-bit scale. */
+AVX2 static ALWAYS_INLINE void dot_iq4_xs_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
+                                            float *out) {
+    const block_iq4_xs *x = vx;
+    const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ct_kvalues_iq4nl));
+    __m256 acc[CT_DOT_NY];
+    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm256_setzero_ps();
+    for (int64_t i = 0; i < nb / 8; i++) {
+        for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
+        const float d = fp16_f32(x[i].d);
+        const unsigned sh = x[i].scales_h;
+        for (int s = 0; s < 8; s++) {
+            const int ls = ((x[i].scales_l[s / 2] >> 4 * (s % 2)) & 0x0F) | (int)((sh >> 2 * s) & 3) << 4;
+            const __m256i v = _mm256_shuffle_epi8(table, nibbles_32(x[i].qs + 16 * s));
+            const __m256i av = _mm256_sign_epi8(v, v);
+            const __m256 xs = _mm256_set1_ps(d * (float)(ls - 32));
+            UNROLL_NY for (int j = 0; j < NY; j++) {
+                const ct_block_qy *yb = y[j] + 8 * i + s;
+                const __m256i p = dot_u8i8(av, _mm256_sign_epi8(load_qy(yb), v));
+                acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(xs, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), acc[j]);
+            }
+        }
+    }
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(acc[j]);
+}
+
+MULTI(dot_iq4_xs, ct_block_qy, dot_iq4_xs_n)
+
 /* ---- src1 conversion: same bytes as the portable one ---------------------- */
 
 AVX2 static void quantize_qy(const float *x, ct_block_qy *y, int64_t nb) {
@@ -556,6 +662,9 @@ ct_dot_q_fn ct_cpu_dot_q_avx2(ct_type type) {
     case CT_TYPE_Q4_K: return dot_q4_K;
     case CT_TYPE_Q5_K: return dot_q5_K;
     case CT_TYPE_Q6_K: return dot_q6_K;
+    case CT_TYPE_Q2_K: return dot_q2_K;
+    case CT_TYPE_Q3_K: return dot_q3_K;
+    case CT_TYPE_IQ4_XS: return dot_iq4_xs;
     default: return NULL;
     }
 }

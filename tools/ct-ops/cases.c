@@ -504,6 +504,12 @@ void cto_cases_test(cto_case_list *l) {
         if (ct_type_block_size(t) != 256)
             add_mul_mat(l, t, CT_TYPE_F32, 16, 1, ct_type_block_size(t), 1, 1, 1, 1, NULL, false);
         add_mul_mat(l, t, CT_TYPE_F32, 16, 1, 256, 1, 1, 1, 1, NULL, false);
+        /* F16 src1: mat-vec, 8-bit path, tiles, a strided src1 view and a permuted, broadcast one */
+        add_mul_mat(l, t, CT_TYPE_F16, 16, 1, 256, 1, 1, 1, 1, NULL, false);
+        add_mul_mat(l, t, CT_TYPE_F16, 16, 5, 512, 1, 1, 1, 1, NULL, false);
+        add_mul_mat(l, t, CT_TYPE_F16, 16, 16, 256, 3, 2, 1, 1, NULL, false);
+        add_mul_mat(l, t, CT_TYPE_F16, 16, 4, 256, 1, 1, 1, 1, NULL, true);
+        add_mul_mat(l, t, CT_TYPE_F16, 16, 8, 256, 2, 3, 1, 1, P0213, false);
     }
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 64, 2, 128, 8, 1, 1, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 83, 2, 128, 8, 1, 4, 1, NULL, false);
@@ -526,9 +532,10 @@ void cto_cases_test(cto_case_list *l) {
     add_mul_mat(l, CT_TYPE_BF16, CT_TYPE_F32, 5, 3, 17, 2, 1, 1, 1, NULL, false);
     /* 128x128 tiles (ne01 >= 128, ne11 >= 64) for every OpenCL src0 type: partial tiles in both dims,
      * broadcasts, row views; float types also k past the last full 16-step and rows not 16-byte aligned */
-    static const ct_type mm128_types[12] = {
-        CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_BF16, CT_TYPE_Q4_0, CT_TYPE_Q4_1, CT_TYPE_Q5_0,
+    static const ct_type mm128_types[15] = {
+        CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16, CT_TYPE_Q4_0, CT_TYPE_Q4_1,   CT_TYPE_Q5_0,
         CT_TYPE_Q5_1, CT_TYPE_Q8_0, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q5_K, CT_TYPE_Q6_K,
+        CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_IQ4_XS,
     };
     for (int i = 0; i < N_OF(mm128_types); i++) {
         ct_type t = mm128_types[i];
@@ -536,6 +543,7 @@ void cto_cases_test(cto_case_list *l) {
         add_mul_mat(l, t, CT_TYPE_F32, 130, 67, k, 1, 1, 1, 1, NULL, false);
         add_mul_mat(l, t, CT_TYPE_F32, 128, 64, k, 1, 1, 1, 1, NULL, false);
         add_mul_mat(l, t, CT_TYPE_F32, 257, 129, k, 2, 1, 2, 1, NULL, true);
+        add_mul_mat(l, t, CT_TYPE_F16, 130, 67, k, 1, 1, 1, 1, NULL, false);
         if (blck == 1) {
             add_mul_mat(l, t, CT_TYPE_F32, 130, 67, 100, 1, 1, 1, 1, NULL, false);
             add_mul_mat(l, t, CT_TYPE_F32, 200, 70, 33, 1, 2, 1, 2, NULL, false);
@@ -954,15 +962,19 @@ void cto_cases_perf(cto_case_list *l, double s) {
         for (int i = 0; i < N_OF(all_types); i++)
             add_mul_mat(l, all_types[i], CT_TYPE_F32, mm_m, mm_n[ni], 14336, 1, 1, 1, 1, NULL, false);
     /* issue 5's mat-vec list again on 16384 x 16384 weights */
-    static const ct_type mv_types[10] = {CT_TYPE_F16,  CT_TYPE_BF16, CT_TYPE_Q8_0,   CT_TYPE_Q4_0, CT_TYPE_Q4_1,
-                                         CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q6_K};
+    static const ct_type mv_types[13] = {CT_TYPE_F16,  CT_TYPE_BF16, CT_TYPE_Q8_0,   CT_TYPE_Q4_0, CT_TYPE_Q4_1,
+                                         CT_TYPE_Q5_0, CT_TYPE_Q5_1, CT_TYPE_IQ4_NL, CT_TYPE_Q4_K, CT_TYPE_Q6_K,
+                                         CT_TYPE_Q2_K, CT_TYPE_Q3_K, CT_TYPE_IQ4_XS};
     static const int64_t mv_n[4] = {1, 2, 4, 8};
     for (int ni = 0; ni < 4; ni++)
-        for (int i = 0; i < 10; i++)
+        for (int i = 0; i < N_OF(mv_types); i++)
             add_mul_mat(l, mv_types[i], CT_TYPE_F32, cto_scaled(16384, s, 16, 16), mv_n[ni], cto_scaled(16384, s, 256, 256), 1, 1, 1,
                         1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, cto_scaled(16416, s, 16, 16), 1, 128, 8, 1, 4, 1, P0213, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 1, cto_scaled(16416, s, 32, 32), 8, 1, 4, 1, P0123, true);
+    /* an F16 src1 (widened first) at the decode and batch shapes */
+    add_mul_mat(l, CT_TYPE_Q4_K, CT_TYPE_F16, cto_scaled(4096, s, 16, 16), 1, 14336, 1, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F16, cto_scaled(4096, s, 16, 16), 512, 4096, 1, 1, 1, 1, NULL, false);
     static const ct_type sq_types[3] = {CT_TYPE_F32, CT_TYPE_F16, CT_TYPE_Q4_0};
     for (int i = 0; i < 3; i++)
         add_mul_mat(l, sq_types[i], CT_TYPE_F32, cto_scaled(16384, s, 16, 16), 512, cto_scaled(16384, s, 256, 256), 1, 1, 1, 1, NULL,

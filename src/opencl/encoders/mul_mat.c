@@ -9,6 +9,9 @@
  *                                                 buffer), then mvq (2 src0 rows per local row x 8 src1
  *                                                 rows, integer dot products; kernels/mul_mvq.cl)
  *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
+ * An F16 src1 is first widened into packed F32 rows in the work memory (ct_mul_mat_f16_y,
+ * after the 8-bit blocks where those are made too), and the node is then planned and
+ * computed as with that F32 src1.
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). Every
  * kernel takes ct_mul_mat_args (kernels/kernel_args.h). */
@@ -30,6 +33,8 @@ enum {
     MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (on the H200 they were slower at 2) */
     ROW_WG = 64,
     C4_WG = 64,
+    F16Y_WG = 64,
+    F16Y_ALIGN = 256, /* the widened src1's offset in the work memory */
 };
 
 /* A type's kernels; CT_OCL_K_COUNT where it has none (c4 for quantized types; the 8-bit
@@ -65,7 +70,8 @@ static bool strides_aligned(const ct_ocl_device *dev, const ct_tensor *t, int fr
 bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
     if (!dev || !op || op->op != CT_OP_MUL_MAT || op->type != CT_TYPE_F32) return false;
     const ct_tensor *a = op->src[0], *b = op->src[1];
-    if (!a || !b || b->type != CT_TYPE_F32) return false;
+    if (!a || !b || (b->type != CT_TYPE_F32 && b->type != CT_TYPE_F16)) return false;
+    if (b->type == CT_TYPE_F16 && !ct_ocl_kernel_available(dev, CT_OCL_K_MUL_MAT_F16_Y)) return false;
     const mm_kernels k = kernels_for(a->type);
     if (!available(dev, k.mv) || !available(dev, k.row) || !available(dev, k.mm) ||
         (k.c4 != CT_OCL_K_COUNT && !available(dev, k.c4)))
@@ -81,8 +87,9 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
         if (a->ne[i] == 0 ? b->ne[i] != 0 : b->ne[i] % a->ne[i] != 0) return false;
     if (op->ne[0] != a->ne[1] || op->ne[1] != b->ne[1] || op->ne[2] != b->ne[2] || op->ne[3] != b->ne[3])
         return false;
-    /* loads: src0 by blocks (2-byte fields; F32 by 4), src1 and dst by float */
-    return op->nb[0] == sizeof(float) && strides_aligned(dev, op, 1, 4) && strides_aligned(dev, b, 0, 4) &&
+    /* loads: src0 by blocks (2-byte fields; F32 by 4), src1 by its element, dst by float */
+    return op->nb[0] == sizeof(float) && strides_aligned(dev, op, 1, 4) &&
+           strides_aligned(dev, b, 0, ct_type_size(b->type)) &&
            strides_aligned(dev, a, 1, a->type == CT_TYPE_F32 ? 4 : 2);
 }
 
@@ -150,6 +157,8 @@ typedef struct mm_plan {
     size_t groups[3], local[3], scratch;
     bool mvq;
     size_t work_bytes; /* mvq: src1 quantized (per src1 row: ne00 bytes of q, ne00 / 32 (d, s) pairs of 8 bytes) */
+    bool f16y;         /* src1 F16: widened first to packed F32 rows at y_offset of the work memory */
+    size_t y_offset, y_bytes;
 } mm_plan;
 
 static void plan_mvq(ct_ocl_enc *enc, const ct_tensor *node, const mm_kernels *k, mm_plan *p) {
@@ -184,6 +193,22 @@ static void plan_mvq(ct_ocl_enc *enc, const ct_tensor *node, const mm_kernels *k
     p->groups[2] = nbatch;
 }
 
+/* The work memory of an F16 src1's F32 rows, after what the kernel plan took. */
+static void plan_f16y(ct_ocl_enc *enc, const ct_tensor *b, mm_plan *p) {
+    size_t nrows, off;
+    p->f16y = true;
+    if (!ct_mul_size((size_t)b->ne[1], (size_t)b->ne[2] * (size_t)b->ne[3], &nrows) ||
+        !ct_mul_size(nrows, (size_t)b->ne[0] * sizeof(float), &p->y_bytes) ||
+        !ct_add_size(p->work_bytes, F16Y_ALIGN - 1, &off) || !ct_add_size(off / F16Y_ALIGN * F16Y_ALIGN, p->y_bytes, &nrows)) {
+        ct_ocl_enc_fail(enc, CT_INVALID_ARGUMENT, "src1 '%s' of %lld x %lld x %lld F16 values widens to more than "
+                        "SIZE_MAX bytes", b->name[0] ? b->name : "(unnamed)", (long long)b->ne[0],
+                        (long long)b->ne[1], (long long)(b->ne[2] * b->ne[3]));
+        return;
+    }
+    p->y_offset = off / F16Y_ALIGN * F16Y_ALIGN;
+    p->work_bytes = nrows;
+}
+
 static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
     const ct_tensor *a = node->src[0], *b = node->src[1];
     const mm_kernels k = kernels_for(a->type);
@@ -191,7 +216,8 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
     const size_t nbatch = (size_t)b->ne[2] * (size_t)b->ne[3];
     const bool is_float = a->type == CT_TYPE_F32 || a->type == CT_TYPE_F16 || a->type == CT_TYPE_BF16;
     *p = (mm_plan){.local = {1, 1, 1}};
-    if (b->nb[0] != sizeof(float)) {
+    /* an F16 src1 is read as its packed F32 copy */
+    if (b->type == CT_TYPE_F32 && b->nb[0] != sizeof(float)) {
         p->id = k.row;
         p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, ROW_WG);
         p->groups[0] = ne01, p->groups[1] = ne11, p->groups[2] = nbatch;
@@ -220,6 +246,7 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         const size_t floats = CT_MV_NR0 * CT_MV_NR1 * p->local[0] * p->local[1];
         p->scratch = (floats < 16 ? 16 : floats) * sizeof(float); /* IQ4_NL's table */
     }
+    if (b->type == CT_TYPE_F16 && enc->st == CT_OK) plan_f16y(enc, b, p);
 }
 
 ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes) {
@@ -228,7 +255,7 @@ ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size
     if (ct_is_empty(node)) return CT_OK;
     mm_plan p;
     plan(enc, node, &p);
-    if (p.mvq) *bytes = p.work_bytes;
+    if (p.mvq || p.f16y) *bytes = p.work_bytes;
     return enc->st;
 }
 
@@ -239,19 +266,53 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     const ct_tensor *a = node->src[0], *b = node->src[1];
     mm_plan p;
     plan(enc, node, &p);
+    if (enc->st != CT_OK) return enc->st;
+    /* src1 as the kernels read it: the tensor, or its F32 rows packed in the work memory */
+    const cl_mem work = p.mvq || p.f16y ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
+    ct_u64 nb1x[4] = {b->nb[0], b->nb[1], b->nb[2], b->nb[3]};
+    if (p.f16y) {
+        nb1x[0] = sizeof(float);
+        nb1x[1] = (ct_u64)b->ne[0] * sizeof(float);
+        nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
+        nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
+        const ct_mul_mat_args wargs = {
+            .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2], .nb13 = b->nb[3],
+            .ne00 = (int32_t)b->ne[0], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
+        };
+        const size_t local[3] = {F16Y_WG, 1, 1};
+        const size_t groups[3] = {((size_t)b->ne[0] + F16Y_WG - 1) / F16Y_WG, (size_t)b->ne[1],
+                                  (size_t)b->ne[2] * (size_t)b->ne[3]};
+        const cl_ulong y_off = p.y_offset;
+        ct_ocl_enc_kernel(enc, CT_OCL_K_MUL_MAT_F16_Y);
+        ct_ocl_arg_tensor(enc, b, "src1");
+        ct_ocl_arg_mem(enc, work);
+        ct_ocl_arg_u64(enc, y_off);
+        ct_ocl_arg_bytes(enc, &wargs, sizeof wargs);
+        ct_ocl_enc_dispatch(enc, groups, local);
+    }
     const ct_mul_mat_args args = {
         .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
-        .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2], .nb13 = b->nb[3],
+        .nb10 = nb1x[0], .nb11 = nb1x[1], .nb12 = nb1x[2], .nb13 = nb1x[3],
         .nb1 = node->nb[1], .nb2 = node->nb[2], .nb3 = node->nb[3],
         .work_rows = p.mvq ? (uint64_t)b->ne[1] * (uint64_t)b->ne[2] * (uint64_t)b->ne[3] : 0,
         .ne00 = (int32_t)a->ne[0], .ne01 = (int32_t)a->ne[1], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
         .r2 = (int32_t)(b->ne[2] / a->ne[2]), .r3 = (int32_t)(b->ne[3] / a->ne[3]),
         .q6_k = a->type == CT_TYPE_Q6_K, /* the work layout follows src0's units */
     };
+    const cl_ulong y_off = p.y_offset;
+#define MM_ARG_SRC1()                                          \
+    do {                                                       \
+        if (p.f16y) {                                          \
+            ct_ocl_arg_mem(enc, work);                         \
+            ct_ocl_arg_u64(enc, y_off);                        \
+        } else {                                               \
+            ct_ocl_arg_tensor(enc, b, "src1");                 \
+        }                                                      \
+    } while (0)
     if (!p.mvq) {
         ct_ocl_enc_kernel(enc, p.id);
         ct_ocl_arg_tensor(enc, a, "src0");
-        ct_ocl_arg_tensor(enc, b, "src1");
+        MM_ARG_SRC1();
         ct_ocl_arg_tensor(enc, node, "dst");
         ct_ocl_arg_bytes(enc, &args, sizeof args);
         ct_ocl_arg_local(enc, p.scratch);
@@ -260,12 +321,11 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     }
 
     /* src1 into 8-bit blocks in the work memory, four values a work-item ... */
-    const cl_mem work = ct_ocl_enc_work(enc, p.work_bytes);
     const size_t qy_local[3] = {CT_QY_WG, 1, 1};
     const size_t qy_groups[3] = {((size_t)a->ne[0] / 4 + CT_QY_WG - 1) / CT_QY_WG, (size_t)b->ne[1],
                                  (size_t)b->ne[2] * (size_t)b->ne[3]};
     ct_ocl_enc_kernel(enc, CT_OCL_K_QUANTIZE_QY);
-    ct_ocl_arg_tensor(enc, b, "src1");
+    MM_ARG_SRC1();
     ct_ocl_arg_mem(enc, work);
     ct_ocl_arg_bytes(enc, &args, sizeof args);
     ct_ocl_enc_dispatch(enc, qy_groups, qy_local);
@@ -278,4 +338,5 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     ct_ocl_arg_local(enc, p.scratch);
     ct_ocl_enc_dispatch(enc, p.groups, p.local);
     return enc->st;
+#undef MM_ARG_SRC1
 }

@@ -45,6 +45,9 @@
 #define MM_Q4_K 9
 #define MM_Q5_K 10
 #define MM_Q6_K 11
+#define MM_Q2_K 12
+#define MM_Q3_K 13
+#define MM_IQ4_XS 14
 
 /* ---- NVIDIA warps (inline PTX, where the device probes built it) --------------------- */
 

@@ -8,7 +8,8 @@
  *   ct_mul_mv_<t>_f32_1row  one src0 row x one src1 row, any src1 element stride;
  *   ct_mul_mm_<t>_f32       64x64 output tiles, 256 work-items of 4x4 outputs, src0
  *                           dequantized into local memory 32 columns at a time; nb10 == 4;
- *   ct_mul_mv_<t>_f32_c4    float types, ne00 == 4: one src0 row per work-item.
+ *   ct_mul_mv_<t>_f32_c4    float types, ne00 == 4: one src0 row per work-item;
+ *   ct_mul_mat_f16_y        an F16 src1 widened to packed F32 rows first (work memory).
  * src0 is dequantized exactly as src/types does (d widened to float, the reference's
  * order of products); products and sums are float. Blocks are 2-byte aligned, so the
  * encoder guarantees 2-byte (4 for F32) alignment of src0 rows and 4 of src1/dst. */
@@ -57,6 +58,34 @@ void mm_scale_min_k4(int j, const __global uchar *s, int *d, int *m) {
         *d = (s[j + 4] & 15) | ((s[j - 4] >> 6) << 4);
         *m = (s[j + 4] >> 4) | ((s[j] >> 6) << 4);
     }
+}
+
+/* Q2_K (84-byte blocks: scales@0, qs@16, d@80, dmin@82) and Q3_K (110: hmask@0, qs@32,
+ * scales@96, d@108): group gi (0..31) of a block is bits 2(s % 4).. of qs bytes
+ * 32(s / 4) + l0.., s = gi / 4 its 32-element sub-block, l0 = 8(gi % 4); scale gi / 2. */
+uint8 mm_q2bits8(const __global uchar *qs, int gi) {
+    const int s = gi >> 2, l0 = (gi & 3) * 8;
+    return convert_uint8((mm_ld8b(qs + 32 * (s >> 2) + l0) >> (uchar8)(2 * (s & 3))) & (uchar8)3);
+}
+
+/* Q3_K's bit s of hmask bytes l0.. as 0 or 4 (the value's offset is 4 where it is clear). */
+uint8 mm_q3hi8(const __global uchar *b, int gi) {
+    const int s = gi >> 2, l0 = (gi & 3) * 8;
+    return convert_uint8(((mm_ld8b(b + l0) >> (uchar8)s) & (uchar8)1) << (uchar8)2);
+}
+
+/* Q3_K's signed 6-bit scale j (0..15), minus 32. */
+int mm_q3_scale(const __global uchar *s, int j) {
+    const int lo = j < 8 ? (s[j] & 15) : (s[j - 8] >> 4);
+    const int hi = (s[8 + (j & 3)] >> (2 * (j >> 2))) & 3;
+    return (lo | (hi << 4)) - 32;
+}
+
+/* IQ4_XS (136-byte blocks: d@0, scales_h@2, scales_l@4, qs@8): sub-block ib's scale d * (ls - 32). */
+float mm_iq4xs_scale(const __global uchar *b, int ib) {
+    const uint sh = (uint)b[2] | ((uint)b[3] << 8);
+    const int ls = (int)(((b[4 + (ib >> 1)] >> (4 * (ib & 1))) & 15u) | (((sh >> (2 * ib)) & 3u) << 4));
+    return mm_h(b) * (float)(ls - 32);
 }
 
 /* Elements 8g..8g+7 of row x (whose length n matters only for float types). In a
@@ -127,6 +156,27 @@ float8 mm_deq8(const int t, const __global uchar *x, int g, int n) {
         const int8 hq = convert_int8((mm_ld8b(b + 128 + 32 * h + l0) >> (uchar8)(2 * k)) & (uchar8)3);
         return d * (float)sc * convert_float8((lo | (hq << 4)) - 32);
     }
+    case MM_Q2_K: {
+        const __global uchar *b = x + (g >> 5) * 84;
+        const int gi = g & 31, sc = b[gi >> 1];
+        const float d1 = mm_h(b + 80) * (float)(sc & 15), m1 = mm_h(b + 82) * (float)(sc >> 4);
+        return d1 * convert_float8(mm_q2bits8(b + 16, gi)) - m1;
+    }
+    case MM_Q3_K: {
+        const __global uchar *b = x + (g >> 5) * 110;
+        const int gi = g & 31;
+        const float d1 = mm_h(b + 108) * (float)mm_q3_scale(b + 96, gi >> 1);
+        return d1 * convert_float8(convert_int8(mm_q2bits8(b + 32, gi) | mm_q3hi8(b, gi)) - 4);
+    }
+    case MM_IQ4_XS: {
+        const __global uchar *b = x + (g >> 5) * 136;
+        const int gi = g & 31, s4 = gi & 3;
+        const float d = mm_iq4xs_scale(b, gi >> 2);
+        const int8 q = mm_nib8(b + 8 + 16 * (gi >> 2) + 8 * (s4 & 1), s4 & 2);
+        return d * (float8)(ct_kvalues_iq4nl_f[q.s0], ct_kvalues_iq4nl_f[q.s1], ct_kvalues_iq4nl_f[q.s2],
+                            ct_kvalues_iq4nl_f[q.s3], ct_kvalues_iq4nl_f[q.s4], ct_kvalues_iq4nl_f[q.s5],
+                            ct_kvalues_iq4nl_f[q.s6], ct_kvalues_iq4nl_f[q.s7]);
+    }
     default:
         return mm_deq8_float(t, x, g, n);
     }
@@ -184,7 +234,7 @@ float8 mm_deq8a(const int t, const __global uchar *x, int g, int n, int a16) {
 
 /* Group g of a row that holds all 8 of its elements, no bounds or alignment checks:
  * float rows must start 16-byte aligned. IQ4_NL looks its values up in kv (local
- * memory: __constant serializes on the differing indices of a warp). */
+ * memory: __constant serializes on the differing indices of a warp), IQ4_XS too. */
 float8 mm_deq8_full(const int t, const __global uchar *x, int g, __local const float *kv) {
     if (t == MM_F32) {
         const __global float4 *x4 = (const __global float4 *)x;
@@ -196,6 +246,13 @@ float8 mm_deq8_full(const int t, const __global uchar *x, int g, __local const f
         const int s = g & 3;
         const float d = mm_h(b);
         const int8 q = mm_nib8(b + 2 + 8 * (s & 1), s & 2);
+        return d * (float8)(kv[q.s0], kv[q.s1], kv[q.s2], kv[q.s3], kv[q.s4], kv[q.s5], kv[q.s6], kv[q.s7]);
+    }
+    if (t == MM_IQ4_XS) {
+        const __global uchar *b = x + (g >> 5) * 136;
+        const int gi = g & 31, s4 = gi & 3;
+        const float d = mm_iq4xs_scale(b, gi >> 2);
+        const int8 q = mm_nib8(b + 8 + 16 * (gi >> 2) + 8 * (s4 & 1), s4 & 2);
         return d * (float8)(kv[q.s0], kv[q.s1], kv[q.s2], kv[q.s3], kv[q.s4], kv[q.s5], kv[q.s6], kv[q.s7]);
     }
     return mm_deq8(t, x, g, 8 * g + 8);
@@ -265,6 +322,26 @@ float8 mm_qf8(const int t, const __global uchar *x, int g, __local const float *
         if (t == MM_Q5_K) q |= convert_uint8((mm_ld8b(b + 16 + l0) >> (uchar8)(2 * c + hi)) & (uchar8)1) << 4;
         return mm_u2f8(q, 0.0f);
     }
+    case MM_Q2_K: {
+        const __global uchar *b = x + (g >> 5) * 84;
+        const int gi = g & 31, scl = b[gi >> 1];
+        *sc = mm_h(b + 80) * (float)(scl & 15);
+        *mn = -(mm_h(b + 82) * (float)(scl >> 4));
+        return mm_u2f8(mm_q2bits8(b + 16, gi), 0.0f);
+    }
+    case MM_Q3_K: {
+        const __global uchar *b = x + (g >> 5) * 110;
+        const int gi = g & 31;
+        *sc = mm_h(b + 108) * (float)mm_q3_scale(b + 96, gi >> 1);
+        return mm_u2f8(mm_q2bits8(b + 32, gi) | mm_q3hi8(b, gi), 4.0f);
+    }
+    case MM_IQ4_XS: {
+        const __global uchar *b = x + (g >> 5) * 136;
+        const int gi = g & 31, s4 = gi & 3;
+        *sc = mm_iq4xs_scale(b, gi >> 2);
+        const uint8 q = mm_nibu8(b + 8 + 16 * (gi >> 2) + 8 * (s4 & 1), s4 & 2);
+        return (float8)(kv[q.s0], kv[q.s1], kv[q.s2], kv[q.s3], kv[q.s4], kv[q.s5], kv[q.s6], kv[q.s7]);
+    }
     default: { /* MM_Q6_K */
         const __global uchar *b = x + (g >> 5) * 210;
         const int gi = g & 31, h = gi >> 4, k = (gi >> 2) & 3, l0 = (gi & 3) * 8;
@@ -329,7 +406,7 @@ void mm_mv_n(const int t, const int NR0, const int NR1, MM_ARGS) {
 
     /* IQ4_NL values into scratch (the reduction reuses it after a barrier) */
     __local float *kv = scratch; /* the encoder gives scratch at least 16 floats */
-    if (t == MM_IQ4_NL) {
+    if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
         for (int l = get_local_id(1) * wg + tid; l < 16; l += wg * get_local_size(1)) kv[l] = ct_kvalues_iq4nl_f[l];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -340,7 +417,7 @@ void mm_mv_n(const int t, const int NR0, const int NR1, MM_ARGS) {
     int g = tid;
     if (ya16 && (t > MM_BF16 || xa16)) {
         const int nfull = ne00 / 8;
-        const int has_min = t == MM_Q4_1 || t == MM_Q5_1 || t == MM_Q4_K || t == MM_Q5_K;
+        const int has_min = t == MM_Q4_1 || t == MM_Q5_1 || t == MM_Q4_K || t == MM_Q5_K || t == MM_Q2_K;
         for (; g + (MV_U - 1) * wg < nfull; g += MV_U * wg) {
             float8 w[MV_U][MV_NR0];
             float ws[MV_U][MV_NR0], wm[MV_U][MV_NR0]; /* quantized: element = ws * w + wm */
@@ -582,7 +659,7 @@ void mm_mm128(const int t, MMT_ARGS) {
      * warp's 32 stores hit 32 banks; two bases, B's at a constant offset, spare registers */
     __local float *st0 = as + 12 * lg * MMT_LD + lr, *st1 = as + 4 * lg * MMT_LD + lr;
 
-    if (t == MM_IQ4_NL) {
+    if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
         if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -662,6 +739,20 @@ void mm_mm128(const int t, MMT_ARGS) {
     src0, offs0, src1, offs1, dst, offsd, a.ne00, a.ne01, a.nb01, a.nb02, a.nb03, a.ne11, a.ne12, a.nb10, a.nb11, \
         a.nb12, a.nb13, a.nb1, a.nb2, a.nb3, a.r2, a.r3, SCRATCH
 
+/* src1 F16 widened into packed F32 rows of the work memory at offsw (row (i13 * ne12 + i12) *
+ * ne11 + i11 at that many times ne10 floats; exact, as the CPU widens it), which the kernels
+ * above then read as an F32 src1. Grid (ne10, ne11, ne12 * ne13); a.nb1x are src1's strides. */
+__kernel void ct_mul_mat_f16_y(__global const uchar *src1, ulong offs1, __global uchar *work, ulong offsw,
+                               const ct_mul_mat_args a) {
+    const int i10 = get_global_id(0), i11 = get_global_id(1), im = get_global_id(2);
+    if (i10 >= a.ne00) return;
+    const int i12 = im % a.ne12, i13 = im / a.ne12;
+    const __global uchar *p =
+        src1 + offs1 + (ulong)i13 * a.nb13 + (ulong)i12 * a.nb12 + (ulong)i11 * a.nb11 + (ulong)i10 * a.nb10;
+    __global float *d = (__global float *)(work + offsw);
+    d[((ulong)im * (ulong)a.ne11 + (ulong)i11) * (ulong)a.ne00 + (ulong)i10] = ct_lda_f16(p);
+}
+
 #define MMT_KERNELS(name, T)                                                                               \
     __kernel void ct_mul_mm128_##name##_f32(MM_KERNEL_ARGS(float4, scratch4)) {                             \
         mm_mm128(T, MM_KERNEL_PASS(scratch4));                                                              \
@@ -679,6 +770,9 @@ MMT_KERNELS(iq4_nl, MM_IQ4_NL)
 MMT_KERNELS(q4_K, MM_Q4_K)
 MMT_KERNELS(q5_K, MM_Q5_K)
 MMT_KERNELS(q6_K, MM_Q6_K)
+MMT_KERNELS(q2_K, MM_Q2_K)
+MMT_KERNELS(q3_K, MM_Q3_K)
+MMT_KERNELS(iq4_xs, MM_IQ4_XS)
 
 #define MM_KERNELS(name, T)                                                                                  \
     __kernel void ct_mul_mv_##name##_f32(MM_KERNEL_ARGS(float, scratch)) { mm_mv(T, MM_KERNEL_PASS(scratch)); } \
@@ -699,6 +793,9 @@ MM_KERNELS(iq4_nl, MM_IQ4_NL)
 MM_KERNELS(q4_K, MM_Q4_K)
 MM_KERNELS(q5_K, MM_Q5_K)
 MM_KERNELS(q6_K, MM_Q6_K)
+MM_KERNELS(q2_K, MM_Q2_K)
+MM_KERNELS(q3_K, MM_Q3_K)
+MM_KERNELS(iq4_xs, MM_IQ4_XS)
 
 __kernel void ct_mul_mv_f32_f32_c4(MM_KERNEL_ARGS(float, scratch)) { mm_mv_c4(MM_F32, MM_KERNEL_PASS(scratch)); }
 __kernel void ct_mul_mv_f16_f32_c4(MM_KERNEL_ARGS(float, scratch)) { mm_mv_c4(MM_F16, MM_KERNEL_PASS(scratch)); }
