@@ -147,7 +147,8 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_GLU, C_GLU_SPLIT, C_SWIGLU_OAI,
+    C_SWIGLU_CLAMP, C_COUNT
 } ctor;
 
 static const struct {
@@ -190,6 +191,10 @@ static const struct {
     [C_DIV] = {"ct_div", CT_OP_DIV},
     [C_ADD1] = {"ct_add1", CT_OP_ADD1},
     [C_SOFT_MAX] = {"ct_soft_max_ext", CT_OP_SOFT_MAX},
+    [C_GLU] = {"ct_glu", CT_OP_GLU},
+    [C_GLU_SPLIT] = {"ct_glu_split", CT_OP_GLU},
+    [C_SWIGLU_OAI] = {"ct_swiglu_oai", CT_OP_GLU},
+    [C_SWIGLU_CLAMP] = {"ct_swiglu_clamp", CT_OP_GLU},
 };
 
 static void check_every_op_built(void) {
@@ -315,6 +320,19 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
         const float scale = k & 4 ? (float)(int8_t)u8(r) / 16.0f : (k & 8 ? NAN : 1.0f);
         const float max_bias = k & 16 ? (float)(int8_t)u8(r) / 8.0f : 0.0f;
         return ct_soft_max_ext(ctx, a, mask, sinks, scale, max_bias);
+    }
+    case C_GLU: {
+        const int op = (int8_t)u8(r) % 9;
+        return ct_glu(ctx, a, (ct_glu_op)op, u8(r) & 1);
+    }
+    case C_GLU_SPLIT: return ct_glu_split(ctx, a, pick(r, ts, n), (ct_glu_op)((int8_t)u8(r) % 9));
+    case C_SWIGLU_OAI:
+    case C_SWIGLU_CLAMP: {
+        /* b NULL (the fused form) or any tensor; alpha and limit from the input's bytes, NaN at times */
+        const uint8_t k = u8(r);
+        ct_tensor *b = k & 1 ? pick(r, ts, n) : NULL;
+        const float alpha = (float)(int8_t)u8(r) / 16.0f, limit = k & 2 ? NAN : (float)(int8_t)u8(r) / 8.0f;
+        return c == C_SWIGLU_OAI ? ct_swiglu_oai(ctx, a, b, alpha, limit) : ct_swiglu_clamp(ctx, a, b, limit);
     }
     case C_TENSOR_NEW:
     case C_COUNT: break;

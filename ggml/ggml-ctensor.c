@@ -262,6 +262,12 @@ _Static_assert(CT_UNARY_OP_GELU == (int)GGML_UNARY_OP_GELU && CT_UNARY_OP_XIELU 
                    CT_UNARY_OP_TRUNC == (int)GGML_UNARY_OP_TRUNC && CT_UNARY_OP_COUNT == (int)GGML_UNARY_OP_COUNT,
                "ct_unary_op differs from ggml_unary_op");
 
+/* GLU's op_params[0] passes through: ct_glu_op numbers the sub-ops as ggml does. */
+_Static_assert(CT_GLU_OP_GEGLU == (int)GGML_GLU_OP_GEGLU && CT_GLU_OP_SWIGLU_OAI == (int)GGML_GLU_OP_SWIGLU_OAI &&
+                   CT_GLU_OP_SWIGLU_CLAMP == (int)GGML_GLU_OP_SWIGLU_CLAMP &&
+                   CT_GLU_OP_COUNT == (int)GGML_GLU_OP_COUNT,
+               "ct_glu_op differs from ggml_glu_op");
+
 /* A compute node as the ctensor op that computes the same bytes, or NULL when
  * ctensor has no such op or refuses its operands. */
 static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
@@ -282,6 +288,7 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_SET_ROWS: n_src = 3; break;
     case GGML_OP_SOFT_MAX: n_src = 3, n_opt = 2; break; /* the mask and the sinks */
     case GGML_OP_ROPE: n_src = node->src[2] ? 3 : 2; break; /* src[2]: the optional freq factors */
+    case GGML_OP_GLU: n_src = 2, n_opt = 1; break; /* src[1]: the split form's gate */
     default: break;
     }
     ct_tensor *s[3] = {NULL, NULL, NULL};
@@ -344,6 +351,13 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
         if (r && p[15] != 0) r = ct_rope_set_offset(r, p[15]);
         break;
     }
+    case GGML_OP_GLU:
+        /* ggml_glu / ggml_glu_split and the ops built on them; op_params[2..3] (SWIGLU_OAI's
+         * alpha and limit, SWIGLU_CLAMP's limit) are copied as ggml set them */
+        r = s[1] ? ct_glu_split(c, s[0], s[1], (ct_glu_op)node->op_params[0])
+                 : ct_glu(c, s[0], (ct_glu_op)node->op_params[0], node->op_params[1] != 0);
+        if (r) memcpy(&r->op_params[2], &node->op_params[2], 2 * sizeof(int32_t));
+        break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

@@ -245,7 +245,8 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(DIV,        "DIV",        0, binary)        \
     X(ADD1,       "ADD1",       0, binary)        \
     X(SOFT_MAX,   "SOFT_MAX",   0, soft_max)      \
-    X(ROPE,       "ROPE",       0, rope)
+    X(ROPE,       "ROPE",       0, rope)          \
+    X(GLU,        "GLU",        0, glu)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -511,6 +512,51 @@ CT_API ct_tensor *ct_rope_multi_inplace(ct_context *ctx, ct_tensor *a, ct_tensor
 /* Moves the rotated window of a ROPE result to start at dim n_offs (ggml_rope_set_offset):
  * n_offs >= 0, even, n_offs + n_dims <= ne0, not for VISION. Returns t, or NULL + status. */
 CT_API ct_tensor *ct_rope_set_offset(ct_tensor *t, int n_offs);
+
+/* GLU's sub-ops, numbered as ggml's enum ggml_glu_op (op_params[0] of a GLU node). */
+typedef enum ct_glu_op {
+    CT_GLU_OP_REGLU,
+    CT_GLU_OP_GEGLU,
+    CT_GLU_OP_SWIGLU,
+    CT_GLU_OP_SWIGLU_OAI,
+    CT_GLU_OP_GEGLU_ERF,
+    CT_GLU_OP_GEGLU_QUICK,
+    CT_GLU_OP_SWIGLU_CLAMP,
+    CT_GLU_OP_COUNT,
+} ct_glu_op;
+
+/* "REGLU", "GEGLU", ... as ggml_glu_op_name spells them; "INVALID" outside the enum. */
+CT_API const char *ct_glu_op_name(ct_glu_op op);
+/* Gated linear units (docs/TENSORS.md, GLU), ggml's GGML_OP_GLU: y = f(x)·g element-wise.
+ * Fused form (ct_glu, src[1] NULL): a [n, ...] holds x and g in each row's two halves,
+ * nc = n/2 elements each: x = a[0..nc), g = a[nc..2nc) (swapped: the other way round; an
+ * odd n's last element is not read); the result is [nc, a.ne1, a.ne2, a.ne3].
+ * Split form (ct_glu_split): x = a, g = b, of one type and shape; the result has a's shape.
+ * a (and b) are F32 or F16 with packed rows (nb[0] the type size, or ne[0] == 1), any
+ * strides for dims 1..3; the result is a new contiguous tensor of a's type. op_params as
+ * ggml: [0] op, [1] swapped (0 or 1; 0 for the split form), [2] alpha, [3] limit (floats;
+ * SWIGLU_OAI uses both, SWIGLU_CLAMP limit). ct_glu and ct_glu_split take every op, as
+ * ggml_glu does; SWIGLU_OAI and SWIGLU_CLAMP built there have alpha = limit = 0. */
+CT_API ct_tensor *ct_glu(ct_context *ctx, ct_tensor *a, ct_glu_op op, bool swapped);
+CT_API ct_tensor *ct_glu_split(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_glu_op op);
+/* ct_glu(ctx, a, CT_GLU_OP_<OP>, false) and ct_glu_split(ctx, a, b, CT_GLU_OP_<OP>). */
+CT_API ct_tensor *ct_reglu(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_reglu_split(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_geglu(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_geglu_split(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_swiglu(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_swiglu_split(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_geglu_erf(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_geglu_erf_split(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_geglu_quick(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_geglu_quick_split(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+/* SWIGLU_OAI (ggml_swiglu_oai; b NULL: the fused form, not swapped):
+ * x' = min(x, limit), g' = clamp(g, -limit, limit), y = x'/(1 + expf(-alpha·x'))·(g' + 1).
+ * alpha and limit finite. */
+CT_API ct_tensor *ct_swiglu_oai(ct_context *ctx, ct_tensor *a, ct_tensor *b, float alpha, float limit);
+/* SWIGLU_CLAMP (ggml_swiglu_clamp; b NULL: fused, not swapped): x' = min(x, limit),
+ * g' = clamp(g, -limit, limit), y = x'/(1 + expf(-x'))·g'. limit finite; op_params[3] = limit. */
+CT_API ct_tensor *ct_swiglu_clamp(ct_context *ctx, ct_tensor *a, ct_tensor *b, float limit);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

@@ -646,6 +646,88 @@ static void test_rope(void) {
 
 /* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
  * consumes nothing; in a no_alloc context results have no data. */
+static void test_glu(void) {
+    CHECK(strcmp(ct_glu_op_name(CT_GLU_OP_REGLU), "REGLU") == 0 && strcmp(ct_glu_op_name(CT_GLU_OP_GEGLU), "GEGLU") == 0);
+    CHECK(strcmp(ct_glu_op_name(CT_GLU_OP_SWIGLU_OAI), "SWIGLU_OAI") == 0 && CT_GLU_OP_SWIGLU_OAI == 3);
+    CHECK(strcmp(ct_glu_op_name(CT_GLU_OP_SWIGLU_CLAMP), "SWIGLU_CLAMP") == 0 && CT_GLU_OP_COUNT == 7);
+    CHECK(strcmp(ct_glu_op_name(CT_GLU_OP_COUNT), "INVALID") == 0 && strcmp(ct_glu_op_name((ct_glu_op)-1), "INVALID") == 0);
+    /* fused: half of ne0 (an odd ne0's last element unused); split: a's shape */
+    for (int op = 0; op < CT_GLU_OP_COUNT; op++) {
+        ct_tensor *a = T4(op % 2 ? CT_TYPE_F16 : CT_TYPE_F32, 7, 3, 2, 1);
+        ct_tensor *b = T4(a->type, 7, 3, 2, 1);
+        ct_tensor *r = ct_glu(ctx, a, (ct_glu_op)op, op % 3 == 0);
+        CHECK(fresh(r, a->type, 3, 3, 2, 1) && r->op == CT_OP_GLU && srcs_are(r, a, NULL) && r->op_params[0] == op &&
+              r->op_params[1] == (op % 3 == 0) && params_zero_from(r, 2));
+        r = ct_glu_split(ctx, a, b, (ct_glu_op)op);
+        CHECK(fresh(r, a->type, 7, 3, 2, 1) && r->op == CT_OP_GLU && srcs_are(r, a, b) && r->op_params[0] == op &&
+              params_zero_from(r, 1));
+    }
+    ct_tensor *a = T4(CT_TYPE_F32, 8, 4, 3, 2), *b = T4(CT_TYPE_F32, 8, 4, 3, 2);
+    struct {
+        ct_tensor *r;
+        int op;
+    } named[] = {{ct_reglu(ctx, a), CT_GLU_OP_REGLU},           {ct_geglu(ctx, a), CT_GLU_OP_GEGLU},
+                 {ct_swiglu(ctx, a), CT_GLU_OP_SWIGLU},         {ct_geglu_erf(ctx, a), CT_GLU_OP_GEGLU_ERF},
+                 {ct_geglu_quick(ctx, a), CT_GLU_OP_GEGLU_QUICK}, {ct_reglu_split(ctx, a, b), CT_GLU_OP_REGLU},
+                 {ct_geglu_split(ctx, a, b), CT_GLU_OP_GEGLU},   {ct_swiglu_split(ctx, a, b), CT_GLU_OP_SWIGLU},
+                 {ct_geglu_erf_split(ctx, a, b), CT_GLU_OP_GEGLU_ERF},
+                 {ct_geglu_quick_split(ctx, a, b), CT_GLU_OP_GEGLU_QUICK}};
+    for (int i = 0; i < 10; i++)
+        CHECK(fresh(named[i].r, CT_TYPE_F32, i < 5 ? 4 : 8, 4, 3, 2) && named[i].r->op_params[0] == named[i].op &&
+              srcs_are(named[i].r, a, i < 5 ? NULL : b) && params_zero_from(named[i].r, 1));
+    ct_tensor *r = ct_swiglu_oai(ctx, a, b, 1.702f, 7.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 8, 4, 3, 2) && srcs_are(r, a, b) && r->op_params[0] == CT_GLU_OP_SWIGLU_OAI &&
+          r->op_params[1] == 0 && ct_op_param_f32(r, 2) == 1.702f && ct_op_param_f32(r, 3) == 7.0f &&
+          params_zero_from(r, 4));
+    r = ct_swiglu_oai(ctx, a, NULL, 0.5f, 2.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 4, 4, 3, 2) && srcs_are(r, a, NULL) && ct_op_param_f32(r, 2) == 0.5f);
+    r = ct_swiglu_clamp(ctx, a, b, 10.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 8, 4, 3, 2) && r->op_params[0] == CT_GLU_OP_SWIGLU_CLAMP && r->op_params[2] == 0 &&
+          ct_op_param_f32(r, 3) == 10.0f && params_zero_from(r, 4));
+    CHECK(fresh(ct_swiglu_clamp(ctx, a, NULL, 2.0f), CT_TYPE_F32, 4, 4, 3, 2));
+    /* views with row gaps, one-element and empty rows */
+    ct_tensor *v = ct_view_3d(ctx, a, 6, 2, 3, a->nb[1], a->nb[2], 4);
+    CHECK(fresh(ct_glu(ctx, v, CT_GLU_OP_SWIGLU, true), CT_TYPE_F32, 3, 2, 3, 1));
+    CHECK(fresh(ct_glu_split(ctx, v, ct_view_3d(ctx, b, 6, 2, 3, b->nb[1], b->nb[2], 8), CT_GLU_OP_GEGLU), CT_TYPE_F32,
+                6, 2, 3, 1));
+    CHECK(fresh(ct_glu(ctx, ct_view_2d(ctx, a, 1, 5, a->nb[1], 0), CT_GLU_OP_REGLU, false), CT_TYPE_F32, 0, 5, 1, 1));
+    CHECK(fresh(ct_glu_split(ctx, T4(CT_TYPE_F16, 0, 3, 1, 1), T4(CT_TYPE_F16, 0, 3, 1, 1), CT_GLU_OP_SWIGLU),
+                CT_TYPE_F16, 0, 3, 1, 1));
+
+    CHECK(ct_glu(ctx, ct_transpose(ctx, a), CT_GLU_OP_GEGLU, false) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu: a nb[0]=32 but its rows must be packed (nb[0]=4)");
+    CHECK(ct_geglu_split(ctx, a, ct_transpose(ctx, b)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_geglu_split: b nb[0]=32 but its rows must be packed (nb[0]=4)");
+    CHECK(ct_swiglu(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu: a type=bf16 but must be f32 or f16");
+    CHECK(ct_glu(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), CT_GLU_OP_REGLU, false) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu: a type=q8_0 but must be f32 or f16");
+    CHECK(ct_glu_split(ctx, a, T4(CT_TYPE_F16, 8, 4, 3, 2), CT_GLU_OP_REGLU) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu_split: b type=f16 but must be a's type f32");
+    CHECK(ct_swiglu_split(ctx, a, T4(CT_TYPE_F32, 8, 4, 3, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_split: b ne=[8,4,3,1] but must be a's ne=[8,4,3,2]");
+    CHECK(ct_swiglu_oai(ctx, a, T4(CT_TYPE_F32, 4, 4, 3, 2), 1.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_oai: b ne=[4,4,3,2] but must be a's ne=[8,4,3,2]");
+    CHECK(ct_glu(ctx, a, CT_GLU_OP_COUNT, false) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu: op=7 but must be a ct_glu_op (0..6)");
+    CHECK(ct_glu_split(ctx, a, b, (ct_glu_op)-1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu_split: op=-1 but must be a ct_glu_op (0..6)");
+    CHECK(ct_glu_split(ctx, a, NULL, CT_GLU_OP_REGLU) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu_split: b is NULL");
+    CHECK(ct_geglu_split(ctx, NULL, b) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_geglu_split: a is NULL");
+    CHECK(ct_glu(NULL, a, CT_GLU_OP_REGLU, false) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_glu: ctx is NULL");
+    CHECK(ct_swiglu_oai(ctx, a, b, NAN, 7.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_oai: alpha=nan limit=7 but both must be finite");
+    CHECK(ct_swiglu_oai(ctx, a, NULL, 1.0f, -INFINITY) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_oai: alpha=1 limit=-inf but both must be finite");
+    CHECK(ct_swiglu_clamp(ctx, a, b, INFINITY) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_clamp: limit=inf but must be finite");
+    CHECK(ct_swiglu_clamp(ctx, NULL, NULL, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_clamp: a is NULL");
+}
+
 static void test_arena_full(void) {
     const size_t oh = ct_tensor_overhead();
     ct_context *c = ct_context_new((ct_context_params){.mem_size = 3 * oh + 3 * 64, .mem_buffer = NULL, .no_alloc = false});
@@ -704,6 +786,7 @@ int main(void) {
     test_binary();
     test_soft_max();
     test_rope();
+    test_glu();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

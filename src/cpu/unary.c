@@ -6,6 +6,7 @@
  * and GELU_QUICK on F32 through an fp16 table for every x; both are computed here
  * without the table, value for value the same. docs/TENSORS.md, Unary. */
 #include "cpu/cpu_ops.h"
+#include "cpu/gelu.h"
 #include "types/types_internal.h"
 
 #include <math.h>
@@ -27,15 +28,6 @@ static float param_f32(const ct_tensor *t, int i) {
     return v;
 }
 
-static inline float gelu(float x) {
-    return 0.5f * x * (1.0f + tanhf(0.79788456080286535587989211986876f * x * (1.0f + 0.044715f * x * x)));
-}
-static inline float gelu_quick(float x) { return x * (1.0f / (1.0f + expf(-1.702f * x))); }
-/* the fp16 table's entry for x: f(x rounded to fp16), rounded to fp16 */
-static inline float via_fp16(float (*f)(float), float x) {
-    return ct_fp16_to_fp32_inline(ct_fp32_to_fp16_inline(f(ct_fp16_to_fp32_inline(ct_fp32_to_fp16_inline(x)))));
-}
-
 /* y = op(x) over n floats; f32: the source is F32 (GELU/GELU_QUICK take ggml-cpu's fp16 table path). */
 static void apply(int32_t op, const ct_tensor *dst, bool f32, float *x, int64_t n) {
     switch ((ct_unary_op)op) {
@@ -52,16 +44,16 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *x, int64_t 
     case CT_UNARY_OP_GELU:
         if (f32) {
             for (int64_t i = 0; i < n; i++)
-                x[i] = x[i] <= -10.0f ? 0.0f : x[i] >= 10.0f ? x[i] : via_fp16(gelu, x[i]);
+                x[i] = x[i] <= -10.0f ? 0.0f : x[i] >= 10.0f ? x[i] : ct_cpu_via_fp16(ct_cpu_gelu, x[i]);
         } else {
-            for (int64_t i = 0; i < n; i++) x[i] = gelu(x[i]);
+            for (int64_t i = 0; i < n; i++) x[i] = ct_cpu_gelu(x[i]);
         }
         break;
     case CT_UNARY_OP_GELU_QUICK:
         if (f32) {
-            for (int64_t i = 0; i < n; i++) x[i] = via_fp16(gelu_quick, x[i]);
+            for (int64_t i = 0; i < n; i++) x[i] = ct_cpu_via_fp16(ct_cpu_gelu_quick, x[i]);
         } else {
-            for (int64_t i = 0; i < n; i++) x[i] = gelu_quick(x[i]);
+            for (int64_t i = 0; i < n; i++) x[i] = ct_cpu_gelu_quick(x[i]);
         }
         break;
     case CT_UNARY_OP_SILU: for (int64_t i = 0; i < n; i++) x[i] = x[i] / (1.0f + expf(-x[i])); break;

@@ -156,6 +156,9 @@ bool ct_ocl_soft_max_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_soft_max(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 bool ct_ocl_rope_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_rope(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* GLU */
+bool ct_ocl_glu_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_glu(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 
 /* ---- before encoding -------------------------------------------------------------- */
 

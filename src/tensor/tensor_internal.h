@@ -108,6 +108,11 @@ bool ct_set_rows_types_supported(const ct_tensor *op);
  * sections as the constructors allow (src/ops/rope.c). */
 bool ct_rope_node_valid(const ct_tensor *op);
 
+/* A GLU node one of the GLU constructors builds: F32/F16 a (and b, of a's type and shape)
+ * with packed rows, dst of a's type, half a's ne0 (fused) or a's shape (split), a known
+ * sub-op, swapped 0 or 1 (0 when split). Any strides for dims 1..3 (src/ops/glu.c). */
+bool ct_glu_node_valid(const ct_tensor *op);
+
 /* op_params as float bits. */
 void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
 

@@ -246,4 +246,19 @@ typedef struct ct_rope_args {
 CT_ARGS_ASSERT(rope_args_size, sizeof(ct_rope_args) == 152);
 CT_ARGS_OFFSET_ASSERT(rope_args_ne0, ct_rope_args, ne0, 80);
 
+/* GLU (glu.cl): dst [ne0, ne1, ne2, ...] with strides nb1..; x of element (i0, i1, i2, i3)
+ * at xo + i0*size + i1*nb01 + i2*nb02 + i3*nb03 of src0, g at go + ... nb11.. of src1 (src0
+ * again for the fused form, xo and go the byte offsets of its row's halves). op is the
+ * ct_glu_op; alpha and limit op_params[2] and [3]. */
+typedef struct ct_glu_args {
+    ct_u64 nb01, nb02, nb03;
+    ct_u64 nb11, nb12, nb13;
+    ct_u64 nb1, nb2, nb3;
+    ct_u64 xo, go;
+    ct_i32 ne0, ne1, ne2, op;
+    ct_f32 alpha, limit;
+} ct_glu_args;
+CT_ARGS_ASSERT(glu_args_size, sizeof(ct_glu_args) == 112);
+CT_ARGS_OFFSET_ASSERT(glu_args_ne0, ct_glu_args, ne0, 88);
+
 #endif

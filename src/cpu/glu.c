@@ -1,0 +1,141 @@
+/* GLU on F32 and F16 rows, threaded over rows. Each chunk of x and g is converted to
+ * float, the sub-op's loop runs over it (the switch outside the element loop) and the
+ * chunk is converted back. The arithmetic is ggml-cpu's (ops.cpp, vec.h): GEGLU and
+ * GEGLU_QUICK take f(x) from fp16 tables as ggml-cpu does, 65536 entries each filled
+ * once with UNARY's helpers (cpu/gelu.h; tanhf costs about 5 expf, so the table is what
+ * keeps GEGLU near SWIGLU's speed): on F32, GEGLU gives 0 for x <= -10, x·g for x >= 10
+ * and fp16(gelu(fp16(x)))·g otherwise, GEGLU_QUICK fp16(gelu_quick(fp16(x)))·g; on F16
+ * both are fp16(fp16(f(x))·g). docs/TENSORS.md, GLU. */
+#include "cpu/cpu_ops.h"
+#include "cpu/gelu.h"
+#include "tensor/tensor_internal.h"
+#include "types/types_internal.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+
+enum { CHUNK = 256 };
+
+bool ct_cpu_glu_supported(const ct_tensor *op) { return ct_glu_node_valid(op); }
+
+/* fp16 tables of GELU and GELU_QUICK: the entry for fp16 h is f(h) rounded to fp16,
+ * ct_cpu_via_fp16's value for any x that rounds to h */
+static ct_fp16 gelu_tab[1 << 16], gelu_quick_tab[1 << 16];
+static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
+
+static void tab_init(void) {
+    for (uint32_t h = 0; h < (1u << 16); h++) {
+        const float x = ct_fp16_to_fp32_inline((ct_fp16)h);
+        gelu_tab[h] = ct_fp32_to_fp16_inline(ct_cpu_gelu(x));
+        gelu_quick_tab[h] = ct_fp32_to_fp16_inline(ct_cpu_gelu_quick(x));
+    }
+}
+
+static inline float from_tab(const ct_fp16 *tab, float x) {
+    return ct_fp16_to_fp32_inline(tab[ct_fp32_to_fp16_inline(x)]);
+}
+
+static float param_f32(const ct_tensor *t, int i) {
+    float v;
+    memcpy(&v, &t->op_params[i], sizeof v);
+    return v;
+}
+
+/* x[i] = f(x[i])·g[i] over n floats; f32: the sources are F32 (ggml-cpu's F32 paths). */
+static void apply(int32_t op, const ct_tensor *dst, bool f32, float *restrict x, const float *restrict g, int64_t n) {
+    switch ((ct_glu_op)op) {
+    case CT_GLU_OP_REGLU:
+        for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] * g[i] : 0.0f;
+        break;
+    case CT_GLU_OP_GEGLU:
+        if (f32) {
+            for (int64_t i = 0; i < n; i++)
+                x[i] = x[i] <= -10.0f ? 0.0f : x[i] >= 10.0f ? x[i] * g[i] : from_tab(gelu_tab, x[i]) * g[i];
+        } else {
+            for (int64_t i = 0; i < n; i++) x[i] = from_tab(gelu_tab, x[i]) * g[i];
+        }
+        break;
+    case CT_GLU_OP_SWIGLU:
+        for (int64_t i = 0; i < n; i++) x[i] = x[i] / (1.0f + expf(-x[i])) * g[i];
+        break;
+    case CT_GLU_OP_SWIGLU_OAI: {
+        const float alpha = param_f32(dst, 2), limit = param_f32(dst, 3);
+        for (int64_t i = 0; i < n; i++) {
+            const float xc = fminf(x[i], limit), gc = fminf(fmaxf(g[i], -limit), limit);
+            x[i] = xc / (1.0f + expf(alpha * (-xc))) * (gc + 1.0f);
+        }
+        break;
+    }
+    case CT_GLU_OP_GEGLU_ERF:
+        for (int64_t i = 0; i < n; i++)
+            x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752440084436210484f)) * g[i];
+        break;
+    case CT_GLU_OP_GEGLU_QUICK:
+        for (int64_t i = 0; i < n; i++) x[i] = from_tab(gelu_quick_tab, x[i]) * g[i];
+        break;
+    case CT_GLU_OP_SWIGLU_CLAMP: {
+        const float limit = param_f32(dst, 3);
+        for (int64_t i = 0; i < n; i++) {
+            const float xc = fminf(x[i], limit), gc = fminf(fmaxf(g[i], -limit), limit);
+            x[i] = xc / (1.0f + expf(-xc)) * gc;
+        }
+        break;
+    }
+    default: break; /* the check accepted only listed sub-ops */
+    }
+}
+
+static void load(const char *p, bool f32, float *buf, int64_t n) {
+    if (f32) {
+        memcpy(buf, p, (size_t)n * sizeof(float));
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            ct_fp16 h;
+            memcpy(&h, p + (size_t)i * sizeof h, sizeof h);
+            buf[i] = ct_fp16_to_fp32_inline(h);
+        }
+    }
+}
+
+static void store(char *p, bool f32, const float *buf, int64_t n) {
+    if (f32) {
+        memcpy(p, buf, (size_t)n * sizeof(float));
+    } else {
+        for (int64_t i = 0; i < n; i++) {
+            const ct_fp16 h = ct_fp32_to_fp16_inline(buf[i]);
+            memcpy(p + (size_t)i * sizeof h, &h, sizeof h);
+        }
+    }
+}
+
+void ct_cpu_glu(const ct_cpu_params *params, ct_tensor *dst) {
+    if (ct_is_empty(dst)) return;
+    const ct_tensor *a = dst->src[0], *b = dst->src[1];
+    const bool f32 = a->type == CT_TYPE_F32;
+    const size_t ts = ct_type_size(a->type);
+    const int32_t op = dst->op_params[0], swapped = dst->op_params[1];
+    if (op == CT_GLU_OP_GEGLU || op == CT_GLU_OP_GEGLU_QUICK) pthread_once(&tab_once, tab_init);
+    const int64_t nc = dst->ne[0], ne1 = dst->ne[1], ne2 = dst->ne[2];
+    /* the fused form's halves: x at element xo, g at go of a's row (packed rows: nb[0] = ts) */
+    const size_t xo = b ? 0 : (size_t)(swapped ? nc : 0) * ts, go = b ? 0 : (size_t)(swapped ? 0 : nc) * ts;
+    const int64_t nr = ct_nrows(dst), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
+    const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
+    float bx[CHUNK], bg[CHUNK];
+    for (int64_t r = r0; r < r1; r++) {
+        const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
+        const char *ra = (const char *)a->data + (size_t)i1 * a->nb[1] + (size_t)i2 * a->nb[2] + (size_t)i3 * a->nb[3];
+        const char *x = ra + xo;
+        const char *g = b ? (const char *)b->data + (size_t)i1 * b->nb[1] + (size_t)i2 * b->nb[2] +
+                                (size_t)i3 * b->nb[3]
+                          : ra + go;
+        char *y = (char *)dst->data + (size_t)i1 * dst->nb[1] + (size_t)i2 * dst->nb[2] + (size_t)i3 * dst->nb[3];
+        for (int64_t c0 = 0; c0 < nc; c0 += CHUNK) {
+            const int64_t n = nc - c0 < CHUNK ? nc - c0 : CHUNK;
+            load(x + (size_t)c0 * ts, f32, bx, n);
+            load(g + (size_t)c0 * ts, f32, bg, n);
+            apply(op, dst, f32, bx, bg, n);
+            store(y + (size_t)c0 * ts, f32, bx, n);
+        }
+    }
+}
