@@ -246,4 +246,27 @@ typedef struct ct_rope_args {
 CT_ARGS_ASSERT(rope_args_size, sizeof(ct_rope_args) == 152);
 CT_ARGS_OFFSET_ASSERT(rope_args_ne0, ct_rope_args, ne0, 80);
 
+/* SUM, CUMSUM and ARGMAX (sum.cl): src0 [ne00, ne01, ne02, ne03] with strides nb00..,
+ * dst's strides nb1.. (CUMSUM's rows packed; ARGMAX's dst is [ne01] I32 packed). */
+typedef struct ct_reduce_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb1, nb2, nb3;
+    ct_i32 ne00, ne01, ne02, ne03;
+} ct_reduce_args;
+CT_ARGS_ASSERT(reduce_args_size, sizeof(ct_reduce_args) == 72);
+CT_ARGS_OFFSET_ASSERT(reduce_args_ne00, ct_reduce_args, ne00, 56);
+
+/* ARGSORT and TOP_K (argsort.cl): src0's rows [ne00] with strides nb00..; index buffers
+ * of ld_in / ld_out I32 per row (row r at r * ld); len: the block size (block sort) or
+ * the length of the sorted runs merged pairwise (merge); top: how many leading indices
+ * of a sorted run are kept (ne00 for ARGSORT); desc: the order. */
+typedef struct ct_argsort_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 ld_in, ld_out;
+    ct_i32 ne00, ne01, ne02, nrows;
+    ct_i32 len, top, desc, pad;
+} ct_argsort_args;
+CT_ARGS_ASSERT(argsort_args_size, sizeof(ct_argsort_args) == 80);
+CT_ARGS_OFFSET_ASSERT(argsort_args_ne00, ct_argsort_args, ne00, 48);
+
 #endif
