@@ -55,7 +55,24 @@ static void cumsum_row(const char *x, size_t nb00, float *restrict y, int64_t n)
     }
 }
 
+/* ggml-cpu's loop: max = max > v ? max : v; if (max == v) idx = i. */
 static int32_t argmax_row(const char *x, size_t nb00, int64_t n) {
+    if (nb00 == sizeof(float) && (uintptr_t)x % _Alignof(float) == 0) {
+        /* Without NaNs that loop gives the last index equal to the largest value: found
+         * by passes the compiler vectorizes (any NaN, the maximum) and a backward scan. */
+        const float *restrict p = (const float *)(const void *)x;
+        bool nan = false;
+        float m = -INFINITY;
+        for (int64_t i = 0; i < n; i++) {
+            nan |= p[i] != p[i];
+            m = p[i] > m ? p[i] : m;
+        }
+        if (!nan) {
+            for (int64_t i = n - 1; i >= 0; i--)
+                if (p[i] == m) return (int32_t)i;
+            return 0;
+        }
+    }
     float max = -INFINITY;
     int32_t idx = 0;
     for (int64_t i = 0; i < n; i++) {
