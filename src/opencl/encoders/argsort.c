@@ -1,8 +1,8 @@
 /* ARGSORT and TOP_K on OpenCL (kernels/argsort.cl, taking ct_argsort_args): blocks of a
- * power of two sorted in local memory, then merge passes doubling the sorted runs,
- * ping-ponging between dst and the work memory (ARGSORT: the passes' parity puts the
- * last one in dst) or the work memory's two halves (TOP_K: the last pass writes the
- * first k of each row into dst). */
+ * power of two sorted in local memory as 64-bit keys, then merge passes doubling the
+ * sorted runs, ping-ponging between the work memory's two halves (keys); the last pass
+ * (the block sort when a row is one block) writes the indices into dst (TOP_K: the
+ * first k of each row). */
 #include "opencl/encoder.h"
 #include "opencl/kernels/kernel_args.h"
 
@@ -35,19 +35,19 @@ bool ct_ocl_argsort_supported(const ct_ocl_device *dev, const ct_tensor *op) {
 typedef struct plan {
     int64_t n, nrows;
     int block, passes; /* block size; merge passes */
-    size_t half;       /* bytes of one index buffer of n per row, 256-aligned */
+    size_t half;       /* bytes of one key buffer of n per row, 256-aligned */
     size_t work;       /* work memory bytes */
 } plan;
 
 static plan make_plan(const ct_ocl_device *dev, const ct_tensor *node) {
     plan p = {.n = node->src[0]->ne[0], .nrows = ct_nrows(node->src[0])};
     int bmax = BLOCK_MAX;
-    while (bmax > 2 && (size_t)bmax * 8 > dev->local_mem / 2) bmax /= 2;
+    while (bmax > 2 && (size_t)bmax * sizeof(uint64_t) > dev->local_mem / 2) bmax /= 2;
     p.block = 2;
     while (p.block < bmax && p.block < p.n) p.block *= 2;
     for (int64_t len = p.block; len < p.n; len *= 2) p.passes++;
-    p.half = ((size_t)p.n * (size_t)p.nrows * sizeof(int32_t) + 255) / 256 * 256;
-    const int bufs = node->op == CT_OP_ARGSORT ? (p.passes > 0) : (p.passes > 1 ? 2 : p.passes);
+    p.half = ((size_t)p.n * (size_t)p.nrows * sizeof(uint64_t) + 255) / 256 * 256;
+    const int bufs = p.passes > 1 ? 2 : p.passes;
     p.work = p.half * (size_t)bufs;
     return p;
 }
@@ -58,10 +58,7 @@ ct_status ct_ocl_argsort_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size
 }
 
 /* The buffer pass p writes (or, p - 1's, reads): 0 dst, 1 and 2 the work memory's halves. */
-static int out_buf(const ct_tensor *node, const plan *pl, int p) {
-    if (node->op == CT_OP_ARGSORT) return (pl->passes - p) % 2 == 0 ? 0 : 1;
-    return p == pl->passes ? 0 : 1 + p % 2;
-}
+static int out_buf(const plan *pl, int p) { return p == pl->passes ? 0 : 1 + p % 2; }
 
 static void arg_buf(ct_ocl_enc *enc, ct_tensor *node, const plan *pl, int b, cl_mem work) {
     if (b == 0) {
@@ -89,7 +86,7 @@ ct_status ct_ocl_encode_argsort(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
 
     /* the blocks */
     {
-        const int b = out_buf(node, &pl, 0);
+        const int b = out_buf(&pl, 0);
         args.len = pl.block;
         args.ld_in = (uint64_t)pl.n;
         args.ld_out = b == 0 ? (uint64_t)node->ne[0] : (uint64_t)pl.n;
@@ -101,14 +98,14 @@ ct_status ct_ocl_encode_argsort(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
         ct_ocl_arg_tensor(enc, a, "src0");
         arg_buf(enc, node, &pl, b, work);
         ct_ocl_arg_bytes(enc, &args, sizeof args);
-        ct_ocl_arg_local(enc, (size_t)pl.block * sizeof(float));
-        ct_ocl_arg_local(enc, (size_t)pl.block * sizeof(int32_t));
+        ct_ocl_arg_i32(enc, b == 0);
+        ct_ocl_arg_local(enc, (size_t)pl.block * sizeof(uint64_t));
         ct_ocl_enc_dispatch(enc, groups, local);
     }
     /* the merges */
     int64_t len = pl.block;
     for (int p = 1; p <= pl.passes; p++, len *= 2) {
-        const int bi = out_buf(node, &pl, p - 1), bo = out_buf(node, &pl, p);
+        const int bi = out_buf(&pl, p - 1), bo = out_buf(&pl, p);
         args.len = (int32_t)len;
         args.ld_in = (uint64_t)pl.n;
         args.ld_out = bo == 0 ? (uint64_t)node->ne[0] : (uint64_t)pl.n;
@@ -116,10 +113,10 @@ ct_status ct_ocl_encode_argsort(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
         const size_t local[3] = {nx, 1, 1};
         const size_t groups[3] = {(size_t)((pl.n + 2 * len - 1) / (2 * len)), (size_t)pl.nrows, 1};
         ct_ocl_enc_kernel(enc, CT_OCL_K_ARGSORT_MERGE_F32);
-        ct_ocl_arg_tensor(enc, a, "src0");
         arg_buf(enc, node, &pl, bi, work);
         arg_buf(enc, node, &pl, bo, work);
         ct_ocl_arg_bytes(enc, &args, sizeof args);
+        ct_ocl_arg_i32(enc, bo == 0);
         ct_ocl_enc_dispatch(enc, groups, local);
     }
     return enc->st;

@@ -1,65 +1,67 @@
 /* ARGSORT and TOP_K of F32 rows (taking ct_argsort_args, kernel_args.h), sorted by one
  * total order: by value (ascending or descending), equal values by index, NaNs last.
  * Any correct sort gives the same indices under it, so the results equal the CPU's and
- * REF's stable merge sorts byte for byte. A row of ne00 is cut into blocks of len (a
- * power of two; the last one padded with indices past the row, which sort after
- * everything): ct_argsort_block_f32 sorts each block in local memory (bitonic), then
- * ct_argsort_merge_f32 merges sorted runs pairwise (each work-item finds its share of
- * the output by a binary search of the merge path), once per doubling of the run length.
- * Only the first top indices of a run are written and read (TOP_K keeps k). */
+ * REF's byte for byte. Each element becomes one 64-bit key whose unsigned order is that
+ * order (as_key: the value's bits mapped to an unsigned order, -0 as +0, inverted for
+ * descending, NaNs above all; the index in the low half), so every comparison is one
+ * integer compare. A row of ne00 is cut into blocks of len (a power of two; the last one
+ * padded with keys past every real one): ct_argsort_block_f32 sorts each block in local
+ * memory (bitonic), then ct_argsort_merge_f32 merges sorted runs pairwise (each work-item
+ * finds its share of the output by a binary search of the merge path), once per doubling
+ * of the run length. Runs are kept as keys in the work memory; the last pass writes the
+ * indices (the keys' low halves). Only the first top keys of a run are written and read
+ * (TOP_K keeps k). */
 
-#define AS_X(x, i) (*(const __global float *)((x) + (ulong)(i) * a.nb00))
-
-/* Whether (va, ia) goes before (vb, ib); indices n and past are padding. */
-static inline bool as_before(float va, int ia, float vb, int ib, int n, int desc) {
-    if (ia >= n || ib >= n) return ia < n || (ib >= n && ia < ib);
-    const bool na = isnan(va), nb = isnan(vb);
-    if (na || nb) return na && nb ? ia < ib : nb;
-    if (va != vb) return desc ? va > vb : va < vb;
-    return ia < ib;
+static inline ulong as_key(float v, int i, int desc) {
+    if (v == 0.0f) v = 0.0f;
+    const uint u = as_uint(v);
+    uint o = (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    if (desc) o = ~o;
+    if (isnan(v)) o = 0xFFFFFFFFu;
+    return ((ulong)o << 32) | (uint)i;
 }
 
-static inline const __global uchar *as_row(const __global uchar *src, const ct_argsort_args a, int r) {
-    const int i01 = r % a.ne01, i02 = (r / a.ne01) % a.ne02, i03 = r / (a.ne01 * a.ne02);
-    return src + (ulong)i01 * a.nb01 + (ulong)i02 * a.nb02 + (ulong)i03 * a.nb03;
-}
-
-/* Work-group (nx): block get_group_id(0) of row get_group_id(1); kv, ki hold len each. */
+/* Work-group (nx): block get_group_id(0) of row get_group_id(1); keys holds len. Writes
+ * the block's first min(len, top) keys (out_idx: as I32 indices) at its place in the row. */
 __kernel void ct_argsort_block_f32(__global const uchar *src, ulong offs, __global uchar *out, ulong offo,
-                                   const ct_argsort_args a, __local float *kv, __local int *ki) {
+                                   const ct_argsort_args a, const int out_idx, __local ulong *keys) {
     const int lx = get_local_id(0), nx = get_local_size(0);
     const int r = get_group_id(1), n = a.ne00, B = a.len;
     const int i00 = get_group_id(0) * B;
-    const __global uchar *x = as_row(src + offs, a, r);
+    const int i01 = r % a.ne01, i02 = (r / a.ne01) % a.ne02, i03 = r / (a.ne01 * a.ne02);
+    const __global uchar *x = src + offs + (ulong)i01 * a.nb01 + (ulong)i02 * a.nb02 + (ulong)i03 * a.nb03;
     for (int t = lx; t < B; t += nx) {
         const int i = i00 + t;
-        ki[t] = i;
-        kv[t] = i < n ? AS_X(x, i) : 0.0f;
+        keys[t] = i < n ? as_key(*(const __global float *)(x + (ulong)i * a.nb00), i, a.desc)
+                        : (0xFFFFFFFFul << 32) | (uint)i; /* padding: after every key of the row */
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int k = 2; k <= B; k <<= 1) {
         for (int j = k >> 1; j > 0; j >>= 1) {
             for (int t = lx; t < B / 2; t += nx) {
                 const int lo = ((t & ~(j - 1)) << 1) | (t & (j - 1)), hi = lo + j;
-                const bool up = (lo & k) == 0;
-                const float vl = kv[lo], vh = kv[hi];
-                const int il = ki[lo], ih = ki[hi];
-                if (up ? as_before(vh, ih, vl, il, n, a.desc) : as_before(vl, il, vh, ih, n, a.desc)) {
-                    kv[lo] = vh, kv[hi] = vl;
-                    ki[lo] = ih, ki[hi] = il;
+                const ulong kl = keys[lo], kh = keys[hi];
+                if (((lo & k) == 0) == (kh < kl)) {
+                    keys[lo] = kh;
+                    keys[hi] = kl;
                 }
             }
             barrier(CLK_LOCAL_MEM_FENCE);
         }
     }
     const int cnt = min(min(B, n - i00), a.top);
-    __global int *y = (__global int *)(out + offo) + (ulong)r * a.ld_out + i00;
-    for (int t = lx; t < cnt; t += nx) y[t] = ki[t];
+    if (out_idx) {
+        __global int *y = (__global int *)(out + offo) + (ulong)r * a.ld_out + i00;
+        for (int t = lx; t < cnt; t += nx) y[t] = (int)(uint)keys[t];
+    } else {
+        __global ulong *y = (__global ulong *)(out + offo) + (ulong)r * a.ld_out + i00;
+        for (int t = lx; t < cnt; t += nx) y[t] = keys[t];
+    }
 }
 
-/* Work-group (nx): runs get_group_id(0)*2 and +1 (of len) of row get_group_id(1). */
-__kernel void ct_argsort_merge_f32(__global const uchar *src, ulong offs, __global const uchar *in, ulong offi,
-                                   __global uchar *out, ulong offo, const ct_argsort_args a) {
+/* Work-group (nx): runs get_group_id(0)*2 and +1 (of len keys) of row get_group_id(1). */
+__kernel void ct_argsort_merge_f32(__global const uchar *in, ulong offi, __global uchar *out, ulong offo,
+                                   const ct_argsort_args a, const int out_idx) {
     const int lx = get_local_id(0), nx = get_local_size(0);
     const int r = get_group_id(1), n = a.ne00, len = a.len;
     const int start = get_group_id(0) * 2 * len;
@@ -69,27 +71,28 @@ __kernel void ct_argsort_merge_f32(__global const uchar *src, ulong offs, __glob
     const int chunk = (total + nx - 1) / nx;
     const int k0 = lx * chunk, k1 = min(k0 + chunk, total);
     if (k0 >= k1) return;
-    const __global uchar *x = as_row(src + offs, a, r);
-    const __global int *A = (const __global int *)(in + offi) + (ulong)r * a.ld_in + start;
-    const __global int *Bv = A + len;
-    __global int *y = (__global int *)(out + offo) + (ulong)r * a.ld_out + start;
+    const __global ulong *A = (const __global ulong *)(in + offi) + (ulong)r * a.ld_in + start;
+    const __global ulong *Bv = A + len;
     int lo = max(0, k0 - len1), hi = min(k0, len0);
     while (lo < hi) {
         const int mid = (lo + hi) >> 1;
-        const int ia = A[mid], ib = Bv[k0 - mid - 1];
-        if (as_before(AS_X(x, ia), ia, AS_X(x, ib), ib, n, a.desc)) lo = mid + 1;
+        if (A[mid] < Bv[k0 - mid - 1]) lo = mid + 1;
         else hi = mid;
     }
     int i = lo, j = k0 - lo;
-    int ia = i < len0 ? A[i] : 0, ib = j < len1 ? Bv[j] : 0;
-    float va = i < len0 ? AS_X(x, ia) : 0.0f, vb = j < len1 ? AS_X(x, ib) : 0.0f;
+    __global int *yi = (__global int *)(out + offo) + (ulong)r * a.ld_out + start;
+    __global ulong *yk = (__global ulong *)(out + offo) + (ulong)r * a.ld_out + start;
+    ulong ka = i < len0 ? A[i] : ~0ul, kb = j < len1 ? Bv[j] : ~0ul;
     for (int k = k0; k < k1; k++) {
-        if (i < len0 && (j >= len1 || as_before(va, ia, vb, ib, n, a.desc))) {
-            y[k] = ia;
-            if (++i < len0) ia = A[i], va = AS_X(x, ia);
+        ulong v;
+        if (i < len0 && (j >= len1 || ka < kb)) {
+            v = ka;
+            ka = ++i < len0 ? A[i] : ~0ul;
         } else {
-            y[k] = ib;
-            if (++j < len1) ib = Bv[j], vb = AS_X(x, ib);
+            v = kb;
+            kb = ++j < len1 ? Bv[j] : ~0ul;
         }
+        if (out_idx) yi[k] = (int)(uint)v;
+        else yk[k] = v;
     }
 }

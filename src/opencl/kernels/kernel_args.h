@@ -256,10 +256,11 @@ typedef struct ct_reduce_args {
 CT_ARGS_ASSERT(reduce_args_size, sizeof(ct_reduce_args) == 72);
 CT_ARGS_OFFSET_ASSERT(reduce_args_ne00, ct_reduce_args, ne00, 56);
 
-/* ARGSORT and TOP_K (argsort.cl): src0's rows [ne00] with strides nb00..; index buffers
- * of ld_in / ld_out I32 per row (row r at r * ld); len: the block size (block sort) or
- * the length of the sorted runs merged pairwise (merge); top: how many leading indices
- * of a sorted run are kept (ne00 for ARGSORT); desc: the order. */
+/* ARGSORT and TOP_K (argsort.cl): src0's rows [ne00] with strides nb00..; the buffers
+ * passes read and write hold ld_in / ld_out keys (or, dst, I32 indices) per row (row r at
+ * r * ld); len: the block size (block sort) or the length of the sorted runs merged
+ * pairwise (merge); top: how many leading entries of a sorted run are kept (ne00 for
+ * ARGSORT); desc: the order. */
 typedef struct ct_argsort_args {
     ct_u64 nb00, nb01, nb02, nb03;
     ct_u64 ld_in, ld_out;
