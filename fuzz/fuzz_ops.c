@@ -147,8 +147,11 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_GLU, C_GLU_SPLIT, C_SWIGLU_OAI,
-    C_SWIGLU_CLAMP, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI,
+    /* one line per family added since */
+    C_GLU, C_GLU_SPLIT, C_SWIGLU_OAI, C_SWIGLU_CLAMP,
+    C_SUM, C_CUMSUM, C_ARGMAX, C_ARGSORT, C_TOP_K,
+    C_COUNT
 } ctor;
 
 static const struct {
@@ -195,6 +198,11 @@ static const struct {
     [C_GLU_SPLIT] = {"ct_glu_split", CT_OP_GLU},
     [C_SWIGLU_OAI] = {"ct_swiglu_oai", CT_OP_GLU},
     [C_SWIGLU_CLAMP] = {"ct_swiglu_clamp", CT_OP_GLU},
+    [C_SUM] = {"ct_sum", CT_OP_SUM},
+    [C_CUMSUM] = {"ct_cumsum", CT_OP_CUMSUM},
+    [C_ARGMAX] = {"ct_argmax", CT_OP_ARGMAX},
+    [C_ARGSORT] = {"ct_argsort", CT_OP_ARGSORT},
+    [C_TOP_K] = {"ct_top_k", CT_OP_TOP_K},
 };
 
 static void check_every_op_built(void) {
@@ -274,6 +282,11 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
         return ct_group_norm(ctx, a, groups, pick_eps(r));
     }
     case C_SUM_ROWS: return ct_sum_rows(ctx, a);
+    case C_SUM: return ct_sum(ctx, a);
+    case C_CUMSUM: return ct_cumsum(ctx, a);
+    case C_ARGMAX: return ct_argmax(ctx, a);
+    case C_ARGSORT: return ct_argsort(ctx, a, (ct_sort_order)((int8_t)u8(r) % 3));
+    case C_TOP_K: return ct_top_k(ctx, a, (int8_t)u8(r));
     case C_MEAN: return ct_mean(ctx, a);
     case C_ROPE_EXT:
     case C_ROPE_MULTI: {

@@ -12,6 +12,7 @@
 #include "ggml-backend.h"
 #include "ggml.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -358,6 +359,16 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
                  : ct_glu(c, s[0], (ct_glu_op)node->op_params[0], node->op_params[1] != 0);
         if (r) memcpy(&r->op_params[2], &node->op_params[2], 2 * sizeof(int32_t));
         break;
+    case GGML_OP_SUM:
+        /* ggml-cpu reads each row as packed floats whatever nb[0] says (an assert only in
+         * debug builds): such a SUM stays with ggml, whose bytes ctensor would not equal */
+        if (node->src[0]->nb[0] != ggml_type_size(node->src[0]->type)) return CTG_NO(x, "SUM of rows not packed");
+        r = ct_sum(c, s[0]);
+        break;
+    case GGML_OP_CUMSUM: r = ct_cumsum(c, s[0]); break;
+    case GGML_OP_ARGMAX: r = ct_argmax(c, s[0]); break;
+    case GGML_OP_ARGSORT: r = ct_argsort(c, s[0], (ct_sort_order)node->op_params[0]); break;
+    case GGML_OP_TOP_K: r = ct_top_k(c, s[0], node->ne[0] <= INT_MAX ? (int)node->ne[0] : -1); break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

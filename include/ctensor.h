@@ -246,7 +246,12 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(ADD1,       "ADD1",       0, binary)        \
     X(SOFT_MAX,   "SOFT_MAX",   0, soft_max)      \
     X(ROPE,       "ROPE",       0, rope)          \
-    X(GLU,        "GLU",        0, glu)
+    X(GLU,        "GLU",        0, glu)           \
+    X(SUM,        "SUM",        0, reduce)        \
+    X(CUMSUM,     "CUMSUM",     0, reduce)        \
+    X(ARGMAX,     "ARGMAX",     0, reduce)        \
+    X(ARGSORT,    "ARGSORT",    0, argsort)       \
+    X(TOP_K,      "TOP_K",      0, argsort)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -406,6 +411,27 @@ CT_API ct_tensor *ct_group_norm(ct_context *ctx, ct_tensor *a, int n_groups, flo
 CT_API ct_tensor *ct_sum_rows(ct_context *ctx, ct_tensor *a);
 /* Mean of each row: [1, ne1, ne2, ne3] F32. */
 CT_API ct_tensor *ct_mean(ct_context *ctx, ct_tensor *a);
+/* Sum of every element of a (F32, any strides): a [1, 1, 1, 1] F32 tensor (0 for an
+ * empty a). Rows summed in double, the total in double, rounded to float once. */
+CT_API ct_tensor *ct_sum(ct_context *ctx, ct_tensor *a);
+/* Inclusive prefix sums along dim 0 of a (F32, any strides): a new contiguous tensor of
+ * a's shape, y[i] = y[i-1] + x[i] in float, in order. */
+CT_API ct_tensor *ct_cumsum(ct_context *ctx, ct_tensor *a);
+/* Index of the largest element of each row of a (F32 matrix: ne2 = ne3 = 1, ne0 <=
+ * INT32_MAX): a [ne1] I32 tensor. As ggml-cpu: the last of equal maxima; NaNs at the
+ * end of a row change nothing, any other NaN restarts the search after it; 0 for an
+ * empty or all-NaN row. */
+CT_API ct_tensor *ct_argmax(ct_context *ctx, ct_tensor *a);
+/* The orders of ct_argsort (op_params[0]), numbered as ggml's. */
+typedef enum ct_sort_order { CT_SORT_ORDER_ASC = 0, CT_SORT_ORDER_DESC = 1 } ct_sort_order;
+/* The indices that sort each row of a (F32, any strides, ne0 <= INT32_MAX): an I32
+ * tensor of a's shape. Equal values keep their index order (a stable sort) and NaNs come
+ * last in both orders, so every backend gives the same bytes. */
+CT_API ct_tensor *ct_argsort(ct_context *ctx, ct_tensor *a, ct_sort_order order);
+/* The indices of the k largest elements of each row of a (F32, any strides; 0 <= k <=
+ * ne0): [k, ne1, ne2, ne3] I32, in ct_argsort's descending order (ggml leaves the order
+ * open). No op_params: k is the result's ne0. */
+CT_API ct_tensor *ct_top_k(ct_context *ctx, ct_tensor *a, int k);
 /* Elementwise a + b, a - b, a * b, a / b with b repeated over a (docs/TENSORS.md,
  * Binary ops): every a->ne[i] a multiple of b->ne[i] (b empty only when a is), the
  * result a new tensor of a's shape and type, element (i0..i3) computed in float from

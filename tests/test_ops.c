@@ -728,6 +728,84 @@ static void test_glu(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_swiglu_clamp: a is NULL");
 }
 
+static void test_reduce_argsort(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 7, 3, 2, 4);
+    ct_tensor *r = ct_sum(ctx, a);
+    CHECK(fresh(r, CT_TYPE_F32, 1, 1, 1, 1) && r->op == CT_OP_SUM && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+    r = ct_cumsum(ctx, a);
+    CHECK(fresh(r, CT_TYPE_F32, 7, 3, 2, 4) && r->op == CT_OP_CUMSUM && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+    r = ct_argsort(ctx, a, CT_SORT_ORDER_DESC);
+    CHECK(fresh(r, CT_TYPE_I32, 7, 3, 2, 4) && r->op == CT_OP_ARGSORT && srcs_are(r, a, NULL) && r->op_params[0] == 1 &&
+          params_zero_from(r, 1));
+    r = ct_argsort(ctx, a, CT_SORT_ORDER_ASC);
+    CHECK(fresh(r, CT_TYPE_I32, 7, 3, 2, 4) && params_zero_from(r, 0));
+    r = ct_top_k(ctx, a, 3);
+    CHECK(fresh(r, CT_TYPE_I32, 3, 3, 2, 4) && r->op == CT_OP_TOP_K && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+    CHECK(fresh(ct_top_k(ctx, a, 7), CT_TYPE_I32, 7, 3, 2, 4));
+    CHECK(fresh(ct_top_k(ctx, a, 0), CT_TYPE_I32, 0, 3, 2, 4));
+    ct_tensor *m = T4(CT_TYPE_F32, 9, 5, 1, 1);
+    r = ct_argmax(ctx, m);
+    CHECK(fresh(r, CT_TYPE_I32, 5, 1, 1, 1) && r->op == CT_OP_ARGMAX && srcs_are(r, m, NULL) && params_zero_from(r, 0));
+    /* views and permuted sources, empty and one-element dims */
+    ct_tensor *p = ct_permute(ctx, a, 1, 0, 2, 3); /* [3,7,2,4] */
+    CHECK(fresh(ct_sum(ctx, p), CT_TYPE_F32, 1, 1, 1, 1));
+    CHECK(fresh(ct_cumsum(ctx, p), CT_TYPE_F32, 3, 7, 2, 4));
+    CHECK(fresh(ct_argsort(ctx, p, CT_SORT_ORDER_ASC), CT_TYPE_I32, 3, 7, 2, 4));
+    CHECK(fresh(ct_top_k(ctx, p, 2), CT_TYPE_I32, 2, 7, 2, 4));
+    CHECK(fresh(ct_argmax(ctx, ct_transpose(ctx, m)), CT_TYPE_I32, 9, 1, 1, 1));
+    CHECK(fresh(ct_argmax(ctx, ct_view_2d(ctx, m, 3, 2, m->nb[1], 8)), CT_TYPE_I32, 2, 1, 1, 1));
+    CHECK(fresh(ct_sum(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1)), CT_TYPE_F32, 1, 1, 1, 1));
+    CHECK(fresh(ct_cumsum(ctx, T4(CT_TYPE_F32, 5, 0, 2, 1)), CT_TYPE_F32, 5, 0, 2, 1));
+    CHECK(fresh(ct_argmax(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1)), CT_TYPE_I32, 3, 1, 1, 1));
+    CHECK(fresh(ct_argsort(ctx, T4(CT_TYPE_F32, 0, 3, 1, 1), CT_SORT_ORDER_DESC), CT_TYPE_I32, 0, 3, 1, 1));
+    CHECK(fresh(ct_top_k(ctx, T4(CT_TYPE_F32, 1, 1, 1, 1), 1), CT_TYPE_I32, 1, 1, 1, 1));
+
+    /* refused */
+    CHECK(ct_sum(ctx, T4(CT_TYPE_F16, 7, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_sum: src type=f16 but must be f32");
+    CHECK(ct_cumsum(ctx, T4(CT_TYPE_I32, 7, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cumsum: src type=i32 but must be f32");
+    CHECK(ct_argmax(ctx, T4(CT_TYPE_BF16, 7, 3, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argmax: src type=bf16 but must be f32");
+    CHECK(ct_argmax(ctx, a) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argmax: src ne=[7, 3, 2, 4] but must be a matrix (ne2 = ne3 = 1)");
+    CHECK(ct_argmax(ctx, T4(CT_TYPE_F32, 7, 3, 1, 2)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argmax: src ne=[7, 3, 1, 2] but must be a matrix");
+    CHECK(ct_argsort(ctx, T4(CT_TYPE_F16, 7, 3, 1, 1), CT_SORT_ORDER_ASC) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argsort: src type=f16 but must be f32");
+    CHECK(ct_argsort(ctx, a, (ct_sort_order)2) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argsort: order=2 but must be CT_SORT_ORDER_ASC (0) or CT_SORT_ORDER_DESC (1)");
+    CHECK(ct_argsort(ctx, a, (ct_sort_order)-1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argsort: order=-1");
+    CHECK(ct_top_k(ctx, a, 8) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_top_k: k=8 but must be in [0, src ne0=7]");
+    CHECK(ct_top_k(ctx, a, -1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_top_k: k=-1 but must be in [0, src ne0=7]");
+    CHECK(ct_top_k(ctx, T4(CT_TYPE_Q8_0, 32, 3, 1, 1), 2) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_top_k: src type=q8_0 but must be f32");
+    ct_context *big = ct_context_new((ct_context_params){.mem_size = 1 << 16, .mem_buffer = NULL, .no_alloc = true});
+    ct_tensor *wide = ct_tensor_new_2d(big, CT_TYPE_F32, (int64_t)INT32_MAX + 1, 1);
+    CHECK(wide != NULL);
+    CHECK(ct_argmax(big, wide) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argmax: src ne0=2147483648 but must be at most INT32_MAX");
+    CHECK(ct_argsort(big, wide, CT_SORT_ORDER_ASC) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argsort: src ne0=2147483648 but must be at most INT32_MAX");
+    CHECK(ct_top_k(big, wide, 1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_top_k: src ne0=2147483648 but must be at most INT32_MAX");
+    CHECK(ct_sum(big, wide) != NULL && ct_cumsum(big, wide) != NULL);
+    ct_context_free(big);
+    CHECK(ct_sum(NULL, a) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_sum: ctx is NULL");
+    CHECK(ct_cumsum(ctx, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_cumsum: a is NULL");
+    CHECK(ct_argmax(NULL, m) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argmax: ctx is NULL");
+    CHECK(ct_argsort(ctx, NULL, CT_SORT_ORDER_ASC) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_argsort: a is NULL");
+    CHECK(ct_top_k(NULL, a, 1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_top_k: ctx is NULL");
+}
+
 static void test_arena_full(void) {
     const size_t oh = ct_tensor_overhead();
     ct_context *c = ct_context_new((ct_context_params){.mem_size = 3 * oh + 3 * 64, .mem_buffer = NULL, .no_alloc = false});
@@ -787,6 +865,7 @@ int main(void) {
     test_soft_max();
     test_rope();
     test_glu();
+    test_reduce_argsort();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

@@ -339,6 +339,55 @@ static void test_sum_rows(void) {
     ct_context_free(ctx);
 }
 
+/* ---- SUM, CUMSUM, ARGMAX, ARGSORT, TOP_K -------------------------------------- */
+
+static void test_reduce_argsort(void) {
+    ct_context *ctx = new_ctx();
+    ct_tensor *a = ct_tensor_new_2d(ctx, CT_TYPE_F32, 6, 5);
+    ct_tensor *sum = ct_sum(ctx, a), *cs = ct_cumsum(ctx, a), *am = ct_argmax(ctx, a);
+    ct_tensor *asc = ct_argsort(ctx, a, CT_SORT_ORDER_ASC), *desc = ct_argsort(ctx, a, CT_SORT_ORDER_DESC);
+    ct_tensor *tk = ct_top_k(ctx, a, 3);
+    ct_buffer *buf = NULL;
+    ct_graph *g = prepare2(ctx, sum, cs, &buf);
+    if (g) {
+        CHECK(ct_graph_build_forward(g, am) == CT_OK && ct_graph_build_forward(g, asc) == CT_OK);
+        CHECK(ct_graph_build_forward(g, desc) == CT_OK && ct_graph_build_forward(g, tk) == CT_OK);
+        const float N = NAN, I = INFINITY;
+        const float x[30] = {
+            1e8f, 1, -1e8f, 2, 2, -3,     /* ties: the last maximum; a stable sort */
+            1, N, 5, 4, N, 3,             /* a NaN restarts ARGMAX: the maximum after the last one before the end */
+            7, 2, 9, N, N, N,             /* NaNs at the end change nothing */
+            N, N, N, N, N, N,             /* all NaN: 0 */
+            -I, -I, -0.0f, 0.0f, -I, -I,  /* -0 and +0 are equal */
+        };
+        CHECK(ct_tensor_set(a, x, 0, sizeof x) == CT_OK);
+        CHECK(compute(g) == CT_OK);
+        float s, c[30];
+        int32_t m[5], o1[30], o2[30], t[15];
+        get(sum, &s, sizeof s);
+        get(cs, c, sizeof c);
+        get(am, m, sizeof m);
+        get(asc, o1, sizeof o1);
+        get(desc, o2, sizeof o2);
+        get(tk, t, sizeof t);
+        CHECK(isnan(s));
+        /* float adds in order: 1e8 + 1 rounds to 1e8 */
+        CHECK(c[0] == 1e8f && c[1] == 1e8f && c[2] == 0 && c[3] == 2 && c[4] == 4 && c[5] == 1);
+        CHECK(c[6] == 1 && isnan(c[7]) && isnan(c[11]) && c[24] == -I && c[27] == -I && c[14] == 18);
+        CHECK(m[0] == 0 && m[1] == 5 && m[2] == 2 && m[3] == 0 && m[4] == 3);
+        static const int32_t w1[30] = {2, 5, 1, 3, 4, 0, 0, 5, 3, 2, 1, 4, 1, 0, 2, 3, 4, 5,
+                                       0, 1, 2, 3, 4, 5, 0, 1, 4, 5, 2, 3};
+        static const int32_t w2[30] = {0, 3, 4, 1, 5, 2, 2, 3, 5, 0, 1, 4, 2, 0, 1, 3, 4, 5,
+                                       0, 1, 2, 3, 4, 5, 2, 3, 0, 1, 4, 5};
+        static const int32_t w3[15] = {0, 3, 4, 2, 3, 5, 2, 0, 1, 0, 1, 2, 2, 3, 0};
+        CHECK(memcmp(o1, w1, sizeof w1) == 0);
+        CHECK(memcmp(o2, w2, sizeof w2) == 0);
+        CHECK(memcmp(t, w3, sizeof w3) == 0);
+    }
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+}
+
 /* ---- GET_ROWS --------------------------------------------------------------- */
 
 static void test_get_rows(void) {
@@ -848,6 +897,7 @@ int main(void) {
     test_norms();
     test_group_norm();
     test_sum_rows();
+    test_reduce_argsort();
     test_get_rows();
     test_get_rows_types();
     test_get_rows_out_of_range();

@@ -172,6 +172,11 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_SOFT_MAX] = {ct_cpu_soft_max_supported, NULL, ct_cpu_soft_max},
     [CT_OP_ROPE] = {ct_cpu_rope_supported, ct_cpu_rope_work_size, ct_cpu_rope},
     [CT_OP_GLU] = {ct_cpu_glu_supported, NULL, ct_cpu_glu},
+    [CT_OP_SUM] = {ct_cpu_reduce_supported, ct_cpu_reduce_work_size, ct_cpu_reduce},
+    [CT_OP_CUMSUM] = {ct_cpu_reduce_supported, ct_cpu_reduce_work_size, ct_cpu_reduce},
+    [CT_OP_ARGMAX] = {ct_cpu_reduce_supported, ct_cpu_reduce_work_size, ct_cpu_reduce},
+    [CT_OP_ARGSORT] = {ct_cpu_argsort_supported, ct_cpu_argsort_work_size, ct_cpu_argsort},
+    [CT_OP_TOP_K] = {ct_cpu_argsort_supported, ct_cpu_argsort_work_size, ct_cpu_argsort},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

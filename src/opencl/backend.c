@@ -102,6 +102,11 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_SOFT_MAX] = {ct_ocl_soft_max_supported, ct_ocl_encode_soft_max},
     [CT_OP_ROPE] = {ct_ocl_rope_supported, ct_ocl_encode_rope},
     [CT_OP_GLU] = {ct_ocl_glu_supported, ct_ocl_encode_glu},
+    [CT_OP_SUM] = {ct_ocl_reduce_supported, ct_ocl_encode_reduce},
+    [CT_OP_CUMSUM] = {ct_ocl_reduce_supported, ct_ocl_encode_reduce},
+    [CT_OP_ARGMAX] = {ct_ocl_reduce_supported, ct_ocl_encode_reduce},
+    [CT_OP_ARGSORT] = {ct_ocl_argsort_supported, ct_ocl_encode_argsort},
+    [CT_OP_TOP_K] = {ct_ocl_argsort_supported, ct_ocl_encode_argsort},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

@@ -159,6 +159,13 @@ ct_status ct_ocl_encode_rope(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* GLU */
 bool ct_ocl_glu_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_glu(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* SUM, CUMSUM, ARGMAX */
+bool ct_ocl_reduce_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_reduce(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* ARGSORT, TOP_K; the work memory their encoder takes for node */
+bool ct_ocl_argsort_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_argsort(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+ct_status ct_ocl_argsort_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes);
 
 /* ---- before encoding -------------------------------------------------------------- */
 

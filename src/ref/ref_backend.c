@@ -104,6 +104,11 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_SOFT_MAX] = {ct_ref_soft_max_supported, ct_ref_soft_max},
     [CT_OP_ROPE] = {ct_ref_rope_supported, ct_ref_rope},
     [CT_OP_GLU] = {ct_ref_glu_supported, ct_ref_glu},
+    [CT_OP_SUM] = {ct_ref_reduce_supported, ct_ref_reduce},
+    [CT_OP_CUMSUM] = {ct_ref_reduce_supported, ct_ref_reduce},
+    [CT_OP_ARGMAX] = {ct_ref_reduce_supported, ct_ref_reduce},
+    [CT_OP_ARGSORT] = {ct_ref_argsort_supported, ct_ref_argsort},
+    [CT_OP_TOP_K] = {ct_ref_argsort_supported, ct_ref_argsort},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

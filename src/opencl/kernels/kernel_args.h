@@ -260,5 +260,28 @@ typedef struct ct_glu_args {
 } ct_glu_args;
 CT_ARGS_ASSERT(glu_args_size, sizeof(ct_glu_args) == 112);
 CT_ARGS_OFFSET_ASSERT(glu_args_ne0, ct_glu_args, ne0, 88);
+/* SUM, CUMSUM and ARGMAX (sum.cl): src0 [ne00, ne01, ne02, ne03] with strides nb00..,
+ * dst's strides nb1.. (CUMSUM's rows packed; ARGMAX's dst is [ne01] I32 packed). */
+typedef struct ct_reduce_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb1, nb2, nb3;
+    ct_i32 ne00, ne01, ne02, ne03;
+} ct_reduce_args;
+CT_ARGS_ASSERT(reduce_args_size, sizeof(ct_reduce_args) == 72);
+CT_ARGS_OFFSET_ASSERT(reduce_args_ne00, ct_reduce_args, ne00, 56);
+
+/* ARGSORT and TOP_K (argsort.cl): src0's rows [ne00] with strides nb00..; the buffers
+ * passes read and write hold ld_in / ld_out keys (or, dst, I32 indices) per row (row r at
+ * r * ld); len: the block size (block sort) or the length of the sorted runs merged
+ * pairwise (merge); top: how many leading entries of a sorted run are kept (ne00 for
+ * ARGSORT); desc: the order. */
+typedef struct ct_argsort_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 ld_in, ld_out;
+    ct_i32 ne00, ne01, ne02, nrows;
+    ct_i32 len, top, desc, pad;
+} ct_argsort_args;
+CT_ARGS_ASSERT(argsort_args_size, sizeof(ct_argsort_args) == 80);
+CT_ARGS_OFFSET_ASSERT(argsort_args_ne00, ct_argsort_args, ne00, 48);
 
 #endif
