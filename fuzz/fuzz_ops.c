@@ -147,7 +147,8 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI,
+    C_MUL_MAT_ID, C_ADD_ID, C_COUNT
 } ctor;
 
 static const struct {
@@ -190,6 +191,8 @@ static const struct {
     [C_DIV] = {"ct_div", CT_OP_DIV},
     [C_ADD1] = {"ct_add1", CT_OP_ADD1},
     [C_SOFT_MAX] = {"ct_soft_max_ext", CT_OP_SOFT_MAX},
+    [C_MUL_MAT_ID] = {"ct_mul_mat_id", CT_OP_MUL_MAT_ID},
+    [C_ADD_ID] = {"ct_add_id", CT_OP_ADD_ID},
 };
 
 static void check_every_op_built(void) {
@@ -284,6 +287,11 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
                         : ct_rope_multi(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
         if (t && offs != 0 && !ct_rope_set_offset(t, offs)) return NULL;
         return t;
+    }
+    case C_MUL_MAT_ID:
+    case C_ADD_ID: {
+        ct_tensor *b = pick(r, ts, n), *ids = pick(r, ts, n);
+        return c == C_MUL_MAT_ID ? ct_mul_mat_id(ctx, a, b, ids) : ct_add_id(ctx, a, b, ids);
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);

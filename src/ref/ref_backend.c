@@ -103,6 +103,8 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_ref_binary_supported, ct_ref_binary},
     [CT_OP_SOFT_MAX] = {ct_ref_soft_max_supported, ct_ref_soft_max},
     [CT_OP_ROPE] = {ct_ref_rope_supported, ct_ref_rope},
+    [CT_OP_MUL_MAT_ID] = {ct_ref_mul_mat_id_supported, ct_ref_mul_mat_id},
+    [CT_OP_ADD_ID] = {ct_ref_mul_mat_id_supported, ct_ref_mul_mat_id},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */
