@@ -151,6 +151,7 @@ typedef enum ctor {
     /* one line per family added since */
     C_GLU, C_GLU_SPLIT, C_SWIGLU_OAI, C_SWIGLU_CLAMP,
     C_SUM, C_CUMSUM, C_ARGMAX, C_ARGSORT, C_TOP_K,
+    C_MUL_MAT_ID, C_ADD_ID,
     C_COUNT
 } ctor;
 
@@ -203,6 +204,8 @@ static const struct {
     [C_ARGMAX] = {"ct_argmax", CT_OP_ARGMAX},
     [C_ARGSORT] = {"ct_argsort", CT_OP_ARGSORT},
     [C_TOP_K] = {"ct_top_k", CT_OP_TOP_K},
+    [C_MUL_MAT_ID] = {"ct_mul_mat_id", CT_OP_MUL_MAT_ID},
+    [C_ADD_ID] = {"ct_add_id", CT_OP_ADD_ID},
 };
 
 static void check_every_op_built(void) {
@@ -302,6 +305,11 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
                         : ct_rope_multi(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
         if (t && offs != 0 && !ct_rope_set_offset(t, offs)) return NULL;
         return t;
+    }
+    case C_MUL_MAT_ID:
+    case C_ADD_ID: {
+        ct_tensor *b = pick(r, ts, n), *ids = pick(r, ts, n);
+        return c == C_MUL_MAT_ID ? ct_mul_mat_id(ctx, a, b, ids) : ct_add_id(ctx, a, b, ids);
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);

@@ -287,6 +287,8 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_DIV:
     case GGML_OP_ADD1: n_src = 2; break;
     case GGML_OP_SET_ROWS: n_src = 3; break;
+    case GGML_OP_MUL_MAT_ID:
+    case GGML_OP_ADD_ID: n_src = 3; break;
     case GGML_OP_SOFT_MAX: n_src = 3, n_opt = 2; break; /* the mask and the sinks */
     case GGML_OP_ROPE: n_src = node->src[2] ? 3 : 2; break; /* src[2]: the optional freq factors */
     case GGML_OP_GLU: n_src = 2, n_opt = 1; break; /* src[1]: the split form's gate */
@@ -369,6 +371,8 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_ARGMAX: r = ct_argmax(c, s[0]); break;
     case GGML_OP_ARGSORT: r = ct_argsort(c, s[0], (ct_sort_order)node->op_params[0]); break;
     case GGML_OP_TOP_K: r = ct_top_k(c, s[0], node->ne[0] <= INT_MAX ? (int)node->ne[0] : -1); break;
+    case GGML_OP_MUL_MAT_ID: r = ct_mul_mat_id(c, s[0], s[1], s[2]); break;
+    case GGML_OP_ADD_ID: r = ct_add_id(c, s[0], s[1], s[2]); break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;
@@ -376,12 +380,15 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     /* The same op: every parameter ggml set is one ctensor set the same way. */
     int32_t params[GGML_MAX_OP_PARAMS / sizeof(int32_t)];
     memcpy(params, node->op_params, sizeof params);
-    if (node->op == GGML_OP_MUL_MAT) {
+    if (node->op == GGML_OP_MUL_MAT || node->op == GGML_OP_MUL_MAT_ID) {
         /* Requests that leave the product's value alone: F32 precision (ctensor's MUL_MAT
          * result is F32 and ggml's thresholds hold for it, docs/BACKENDS.md), and the hint
          * that src0 is a Hadamard matrix (a shortcut for the same product). */
         if (params[0] == GGML_PREC_DEFAULT || params[0] == GGML_PREC_F32) params[0] = 0;
         if (params[1] == GGML_HINT_NONE || params[1] == GGML_HINT_SRC0_IS_HADAMARD) params[1] = 0;
+        /* per-source precision requests (ggml_prec_set_src): ctensor reads every source as F32 */
+        for (int i = 2; i < 2 + 3 && node->op == GGML_OP_MUL_MAT_ID; i++)
+            if (params[i] == GGML_PREC_DEFAULT || params[i] == GGML_PREC_F32) params[i] = 0;
     }
     if (memcmp(r->op_params, params, sizeof params) != 0) return CTG_NO(x, "op_params differ");
     if (node->op == GGML_OP_CONT) {

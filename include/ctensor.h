@@ -251,7 +251,9 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(CUMSUM,     "CUMSUM",     0, reduce)        \
     X(ARGMAX,     "ARGMAX",     0, reduce)        \
     X(ARGSORT,    "ARGSORT",    0, argsort)       \
-    X(TOP_K,      "TOP_K",      0, argsort)
+    X(TOP_K,      "TOP_K",      0, argsort)       \
+    X(MUL_MAT_ID, "MUL_MAT_ID", 0, mul_mat_id)    \
+    X(ADD_ID,     "ADD_ID",     0, mul_mat_id)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -389,6 +391,19 @@ CT_API ct_tensor *ct_set_rows(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_te
  * OpenCL backend quantizes b the same way for quantized a with fewer than 16 b columns; REF
  * multiplies the dequantized values exactly (double accumulation). */
 CT_API ct_tensor *ct_mul_mat(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+/* Mixture of experts (ggml_mul_mat_id; docs/TENSORS.md, MUL_MAT_ID): as holds one [k, m] matrix
+ * per expert, [k, m, n_as, 1], not transposed; b [k, ne11, n_tokens, 1] with ne11 dividing
+ * n_used (1: one b row for every used expert; n_used: one each); ids I32 [n_used, n_tokens, 1, 1]
+ * (ids.ne1 == b.ne2). dst[i0, i1, i2] = sum_k as[k, i0, ids[i1, i2]] * b[k, i1 % ne11, i2];
+ * result F32 [m, n_used, n_tokens, 1]. Types and accuracy as ct_mul_mat for one expert's matrix.
+ * The ids are data, read at compute: an id outside [0, n_as) gives a row of zeros on every
+ * backend (ggml aborts). */
+CT_API ct_tensor *ct_mul_mat_id(ct_context *ctx, ct_tensor *as, ct_tensor *b, ct_tensor *ids);
+/* ggml_add_id (MoE expert biases): dst[i0, i1, i2, i3] = a[i0, i1, i2, i3] + b[i0, ids[i1, i2]];
+ * a [ne0, ne1, ne2, ne3], b [ne0, n_as, ...] (its rows along dim 1), ids I32 [ne1, ne2, ...]
+ * (element (i1, i2) read). Result: a's type and shape, contiguous. Backends: F32 a and b, or F16
+ * a and b (as ggml-metal). An id outside [0, b.ne1) adds nothing (ggml aborts). */
+CT_API ct_tensor *ct_add_id(ct_context *ctx, ct_tensor *a, ct_tensor *b, ct_tensor *ids);
 /* Copies a into b (same element count), converting types; returns a view of b. When a and b
  * overlap in memory the result is unspecified (as in ggml) but nothing outside b is written; on
  * the CPU backend a same-type copy between contiguous views gives memmove's bytes. */

@@ -806,6 +806,61 @@ static void test_reduce_argsort(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_top_k: ctx is NULL");
 }
 
+static void test_mul_mat_id(void) {
+    ct_tensor *as = T4(CT_TYPE_Q4_0, 64, 16, 8, 1), *b = T4(CT_TYPE_F32, 64, 1, 5, 1);
+    ct_tensor *ids = T4(CT_TYPE_I32, 4, 5, 1, 1);
+    ct_tensor *r = ct_mul_mat_id(ctx, as, b, ids);
+    CHECK(fresh(r, CT_TYPE_F32, 16, 4, 5, 1) && r->op == CT_OP_MUL_MAT_ID && r->src[0] == as && r->src[1] == b &&
+          r->src[2] == ids);
+    /* one b row per used expert */
+    r = ct_mul_mat_id(ctx, as, T4(CT_TYPE_F32, 64, 4, 5, 1), ids);
+    CHECK(fresh(r, CT_TYPE_F32, 16, 4, 5, 1));
+    /* empty: no tokens */
+    r = ct_mul_mat_id(ctx, as, T4(CT_TYPE_F32, 64, 1, 0, 1), T4(CT_TYPE_I32, 4, 0, 1, 1));
+    CHECK(fresh(r, CT_TYPE_F32, 16, 4, 0, 1));
+    CHECK(ct_mul_mat_id(ctx, as, b, T4(CT_TYPE_I64, 4, 5, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: ids has type i64, expected I32");
+    CHECK(ct_mul_mat_id(ctx, T4(CT_TYPE_F32, 64, 16, 8, 2), b, ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: as ne[3]=2 and b ne[3]=1 must be 1 (3-D)");
+    CHECK(ct_mul_mat_id(ctx, as, b, T4(CT_TYPE_I32, 4, 5, 2, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: ids must be 2-D: ne[2]=2 ne[3]=1");
+    CHECK(ct_mul_mat_id(ctx, as, b, T4(CT_TYPE_I32, 4, 6, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: ids ne[1]=6 but b ne[2]=5 (one expert list per token)");
+    CHECK(ct_mul_mat_id(ctx, as, T4(CT_TYPE_F32, 32, 1, 5, 1), ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: as ne[0]=64 but b ne[0]=32");
+    CHECK(ct_mul_mat_id(ctx, as, T4(CT_TYPE_F32, 64, 3, 5, 1), ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: ids ne[0]=4 is not a multiple of b ne[1]=3");
+    CHECK(ct_mul_mat_id(ctx, as, T4(CT_TYPE_F32, 64, 0, 5, 1), ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: ids ne[0]=4 is not a multiple of b ne[1]=0");
+    ct_tensor *f = T4(CT_TYPE_F32, 16, 16, 8, 1);
+    CHECK(ct_mul_mat_id(ctx, ct_transpose(ctx, f), T4(CT_TYPE_F32, 16, 1, 5, 1), ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: as is transposed: nb[0]=64 but nb[1]=4");
+    CHECK(ct_mul_mat_id(ctx, as, NULL, ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: b is NULL");
+    CHECK(ct_mul_mat_id(ctx, as, b, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_mul_mat_id: ids is NULL");
+}
+
+static void test_add_id(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 32, 4, 5, 1), *b = T4(CT_TYPE_F32, 32, 8, 1, 1);
+    ct_tensor *ids = T4(CT_TYPE_I32, 4, 5, 1, 1);
+    ct_tensor *r = ct_add_id(ctx, a, b, ids);
+    CHECK(fresh(r, CT_TYPE_F32, 32, 4, 5, 1) && r->op == CT_OP_ADD_ID && r->src[0] == a && r->src[1] == b &&
+          r->src[2] == ids);
+    r = ct_add_id(ctx, T4(CT_TYPE_F16, 32, 4, 5, 1), T4(CT_TYPE_F16, 32, 8, 1, 1), ids);
+    CHECK(fresh(r, CT_TYPE_F16, 32, 4, 5, 1));
+    CHECK(ct_add_id(ctx, a, b, T4(CT_TYPE_F32, 4, 5, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add_id: ids has type f32, expected I32");
+    CHECK(ct_add_id(ctx, a, T4(CT_TYPE_F32, 16, 8, 1, 1), ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add_id: a ne[0]=32 but b ne[0]=16");
+    CHECK(ct_add_id(ctx, a, b, T4(CT_TYPE_I32, 5, 4, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add_id: a ne[1..2]=[4, 5] but ids ne[0..1]=[5, 4]");
+    CHECK(ct_add_id(ctx, a, b, T4(CT_TYPE_I32, 4, 5, 0, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add_id: a is not empty but b [32, 8, 1, 1] or ids [4, 5, 0, 1] is");
+    CHECK(ct_add_id(ctx, a, NULL, ids) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_add_id: b is NULL");
+}
+
 static void test_arena_full(void) {
     const size_t oh = ct_tensor_overhead();
     ct_context *c = ct_context_new((ct_context_params){.mem_size = 3 * oh + 3 * 64, .mem_buffer = NULL, .no_alloc = false});
@@ -866,6 +921,8 @@ int main(void) {
     test_rope();
     test_glu();
     test_reduce_argsort();
+    test_mul_mat_id();
+    test_add_id();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

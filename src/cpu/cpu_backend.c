@@ -177,6 +177,8 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_ARGMAX] = {ct_cpu_reduce_supported, ct_cpu_reduce_work_size, ct_cpu_reduce},
     [CT_OP_ARGSORT] = {ct_cpu_argsort_supported, ct_cpu_argsort_work_size, ct_cpu_argsort},
     [CT_OP_TOP_K] = {ct_cpu_argsort_supported, ct_cpu_argsort_work_size, ct_cpu_argsort},
+    [CT_OP_MUL_MAT_ID] = {ct_cpu_mul_mat_id_supported, ct_cpu_mul_mat_id_work_size, ct_cpu_mul_mat_id},
+    [CT_OP_ADD_ID] = {ct_cpu_mul_mat_id_supported, NULL, ct_cpu_mul_mat_id},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

@@ -107,6 +107,8 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_ARGMAX] = {ct_ocl_reduce_supported, ct_ocl_encode_reduce},
     [CT_OP_ARGSORT] = {ct_ocl_argsort_supported, ct_ocl_encode_argsort},
     [CT_OP_TOP_K] = {ct_ocl_argsort_supported, ct_ocl_encode_argsort},
+    [CT_OP_MUL_MAT_ID] = {ct_ocl_mul_mat_id_supported, ct_ocl_encode_mul_mat_id},
+    [CT_OP_ADD_ID] = {ct_ocl_mul_mat_id_supported, ct_ocl_encode_mul_mat_id},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

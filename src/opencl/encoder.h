@@ -136,6 +136,9 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* The work memory MUL_MAT's encoder will take for node (0 when none). */
 ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes);
+/* MUL_MAT_ID, ADD_ID */
+bool ct_ocl_mul_mat_id_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_mul_mat_id(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
 bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);

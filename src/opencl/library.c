@@ -42,7 +42,9 @@ ct_ocl_kernel_id ct_ocl_kernel_for(ct_ocl_family family, ct_type type) {
  * file may use what the files before it define. */
 #define CT_OCL_HELPER_SOURCES "kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "quant.cl", "reduce.cl"
 static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl",    "cpy.cl",     "get_rows.cl",
-                                              "set_rows.cl",         "mul_mat.cl", "mul_mvq.cl", "norm.cl",
+                                              "set_rows.cl",
+                                              "mul_mat_id.cl", /* before mul_mat.cl, whose MM_KERNELS use it */
+                                              "mul_mat.cl",          "mul_mvq.cl", "norm.cl",
                                               "sum_rows.cl",         "unary.cl",   "binary.cl",
                                               "soft_max.cl",         "rope.cl",
                                               /* one line per family added since */

@@ -109,6 +109,8 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_ARGMAX] = {ct_ref_reduce_supported, ct_ref_reduce},
     [CT_OP_ARGSORT] = {ct_ref_argsort_supported, ct_ref_argsort},
     [CT_OP_TOP_K] = {ct_ref_argsort_supported, ct_ref_argsort},
+    [CT_OP_MUL_MAT_ID] = {ct_ref_mul_mat_id_supported, ct_ref_mul_mat_id},
+    [CT_OP_ADD_ID] = {ct_ref_mul_mat_id_supported, ct_ref_mul_mat_id},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

@@ -121,4 +121,11 @@ void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
  * one element). Any strides. Every backend's check starts from it. */
 bool ct_binary_node_valid(const ct_tensor *op);
 
+/* Whether a MUL_MAT_ID node is one ct_mul_mat_id builds (shapes, I32 ids, F32 dst of
+ * [as.ne1, ids.ne0, b.ne2, 1]; src types any valid id); and an ADD_ID node one ct_add_id
+ * builds with F32 or F16 a and b of one type (dst of a's type and shape). Each backend's
+ * check starts from them. */
+bool ct_mul_mat_id_node_valid(const ct_tensor *op);
+bool ct_add_id_node_valid(const ct_tensor *op);
+
 #endif

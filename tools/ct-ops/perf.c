@@ -40,6 +40,12 @@ static double op_bytes(const cto_case *c, const ct_tensor *out) {
     case CT_OP_MUL_MAT:
         if (!c->flops) return (double)ct_nbytes(out->src[0]);
         break;
+    case CT_OP_MUL_MAT_ID: /* with a small batch the used experts' weights (at most one each) */
+        if (!c->flops) {
+            const double used = (double)ct_nelements(out->src[2]), n_as = (double)out->src[0]->ne[2];
+            return (used < n_as ? used : n_as) * (double)ct_nbytes(out->src[0]) / (n_as > 0 ? n_as : 1.0);
+        }
+        break;
     default:
         break;
     }
@@ -50,7 +56,7 @@ static double op_bytes(const cto_case *c, const ct_tensor *out) {
 }
 
 static double op_flops(const ct_tensor *out) {
-    if (out->op != CT_OP_MUL_MAT) return 0.0;
+    if (out->op != CT_OP_MUL_MAT && out->op != CT_OP_MUL_MAT_ID) return 0.0;
     return 2.0 * (double)out->src[0]->ne[0] * (double)ct_nelements(out);
 }
 

@@ -137,6 +137,34 @@ typedef struct ct_mul_mat_args {
 CT_ARGS_ASSERT(mul_mat_args_size, sizeof(ct_mul_mat_args) == 120);
 CT_ARGS_OFFSET_ASSERT(mul_mat_args_ne00, ct_mul_mat_args, ne00, 88);
 
+/* MUL_MAT_ID (mul_mat_id.cl, the ct_mul_mv_id_<t>_f32 kernels MM_KERNELS makes in
+ * mul_mat.cl): dst row (i1, i2) = src0's expert ids[i1, i2] times src1 row (i1 % ne11, i2),
+ * one work-group column per (i1, i2); an id outside [0, n_as) gives zeros. */
+typedef struct ct_mul_mat_id_args {
+    ct_u64 nb01, nb02;
+    ct_u64 nb11, nb12;
+    ct_u64 nb1, nb2;
+    ct_u64 nbi0, nbi1;
+    ct_i32 ne00, ne01, ne11, n_used, n_as;
+    ct_i32 pad0;
+} ct_mul_mat_id_args;
+CT_ARGS_ASSERT(mul_mat_id_args_size, sizeof(ct_mul_mat_id_args) == 88);
+CT_ARGS_OFFSET_ASSERT(mul_mat_id_args_ne00, ct_mul_mat_id_args, ne00, 64);
+
+/* ADD_ID (mul_mat_id.cl): dst[:, i1, i2, i3] = src0[:, i1, i2, i3] + src1[:, ids[i1, i2]]
+ * (nothing added for an id outside [0, n_as)); rows packed, F32 or F16. */
+typedef struct ct_add_id_args {
+    ct_u64 nb01, nb02, nb03;
+    ct_u64 nb11;
+    ct_u64 nb1, nb2, nb3;
+    ct_u64 nbi0, nbi1;
+    ct_i32 ne0, ne1, ne2, n_as;
+    ct_i32 nrows;
+    ct_i32 pad0;
+} ct_add_id_args;
+CT_ARGS_ASSERT(add_id_args_size, sizeof(ct_add_id_args) == 96);
+CT_ARGS_OFFSET_ASSERT(add_id_args_ne0, ct_add_id_args, ne0, 72);
+
 /* GET_ROWS's kernels ct_get_rows_<t> (get_rows.cl): dst row i10 of slice (i11, i12) from
  * src0 row src1[i10, i11, i12]; src0 [ne00, ne01, ...], ne10 indices a slice; whether
  * src0's and dst's elements are 4-byte aligned. */

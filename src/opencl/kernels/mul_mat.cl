@@ -779,7 +779,8 @@ MMT_KERNELS(iq4_xs, MM_IQ4_XS)
     __kernel void ct_mul_mv_##name##_f32_1row(MM_KERNEL_ARGS(float, scratch)) {                               \
         mm_mv_1row(T, MM_KERNEL_PASS(scratch));                                                               \
     }                                                                                                         \
-    __kernel void ct_mul_mm_##name##_f32(MM_KERNEL_ARGS(float, scratch)) { mm_mm(T, MM_KERNEL_PASS(scratch)); }
+    __kernel void ct_mul_mm_##name##_f32(MM_KERNEL_ARGS(float, scratch)) { mm_mm(T, MM_KERNEL_PASS(scratch)); } \
+    MMID_KERNELS(name, T) /* MUL_MAT_ID's (mul_mat_id.cl) */
 
 MM_KERNELS(f32, MM_F32)
 MM_KERNELS(f16, MM_F16)
