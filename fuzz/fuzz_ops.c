@@ -147,7 +147,8 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI,
+    C_SQR, C_SQRT, C_SIN, C_COS, C_LN, C_CLAMP, C_LEAKY_RELU, C_FILL, C_COUNT
 } ctor;
 
 static const struct {
@@ -176,6 +177,14 @@ static const struct {
     [C_MEAN] = {"ct_mean", CT_OP_MEAN},
     [C_ROPE_EXT] = {"ct_rope_ext", CT_OP_ROPE},
     [C_ROPE_MULTI] = {"ct_rope_multi", CT_OP_ROPE},
+    [C_SQR] = {"ct_sqr", CT_OP_SQR},
+    [C_SQRT] = {"ct_sqrt", CT_OP_SQRT},
+    [C_SIN] = {"ct_sin", CT_OP_SIN},
+    [C_COS] = {"ct_cos", CT_OP_COS},
+    [C_LN] = {"ct_ln", CT_OP_LOG},
+    [C_CLAMP] = {"ct_clamp", CT_OP_CLAMP},
+    [C_LEAKY_RELU] = {"ct_leaky_relu", CT_OP_LEAKY_RELU},
+    [C_FILL] = {"ct_fill", CT_OP_FILL},
     [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
@@ -284,6 +293,24 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
                         : ct_rope_multi(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
         if (t && offs != 0 && !ct_rope_set_offset(t, offs)) return NULL;
         return t;
+    }
+    /* the math ops, each also in place (a view of a) */
+    case C_SQR: return u8(r) & 1 ? ct_sqr_inplace(ctx, a) : ct_sqr(ctx, a);
+    case C_SQRT: return u8(r) & 1 ? ct_sqrt_inplace(ctx, a) : ct_sqrt(ctx, a);
+    case C_SIN: return u8(r) & 1 ? ct_sin_inplace(ctx, a) : ct_sin(ctx, a);
+    case C_COS: return u8(r) & 1 ? ct_cos_inplace(ctx, a) : ct_cos(ctx, a);
+    case C_LN: return u8(r) & 1 ? ct_ln_inplace(ctx, a) : ct_ln(ctx, a);
+    case C_CLAMP: {
+        const float lo = (float)(int8_t)u8(r) / 8.0f, hi = (float)(int8_t)u8(r) / 8.0f;
+        return u8(r) & 1 ? ct_clamp_inplace(ctx, a, lo, hi) : ct_clamp(ctx, a, lo, hi);
+    }
+    case C_LEAKY_RELU: {
+        const float ns = (float)(int8_t)u8(r) / 64.0f;
+        return ct_leaky_relu(ctx, a, ns, u8(r) & 1);
+    }
+    case C_FILL: {
+        const float v = (float)(int8_t)u8(r) / 4.0f;
+        return u8(r) & 1 ? ct_fill_inplace(ctx, a, v) : ct_fill(ctx, a, v);
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);

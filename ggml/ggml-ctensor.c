@@ -344,6 +344,17 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
         if (r && p[15] != 0) r = ct_rope_set_offset(r, p[15]);
         break;
     }
+    /* the math ops: in place when the node is a view of src0 (ggml's _inplace forms) */
+    case GGML_OP_SQR: r = (node->view_src ? ct_sqr_inplace : ct_sqr)(c, s[0]); break;
+    case GGML_OP_SQRT: r = (node->view_src ? ct_sqrt_inplace : ct_sqrt)(c, s[0]); break;
+    case GGML_OP_SIN: r = (node->view_src ? ct_sin_inplace : ct_sin)(c, s[0]); break;
+    case GGML_OP_COS: r = (node->view_src ? ct_cos_inplace : ct_cos)(c, s[0]); break;
+    case GGML_OP_LOG: r = (node->view_src ? ct_ln_inplace : ct_ln)(c, s[0]); break;
+    case GGML_OP_CLAMP:
+        r = (node->view_src ? ct_clamp_inplace : ct_clamp)(c, s[0], ctg_param_f32(node, 0), ctg_param_f32(node, 1));
+        break;
+    case GGML_OP_LEAKY_RELU: r = ct_leaky_relu(c, s[0], ctg_param_f32(node, 0), node->view_src != NULL); break;
+    case GGML_OP_FILL: r = (node->view_src ? ct_fill_inplace : ct_fill)(c, s[0], ctg_param_f32(node, 0)); break;
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

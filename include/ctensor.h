@@ -244,7 +244,15 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(DIV,        "DIV",        0, binary)        \
     X(ADD1,       "ADD1",       0, binary)        \
     X(SOFT_MAX,   "SOFT_MAX",   0, soft_max)      \
-    X(ROPE,       "ROPE",       0, rope)
+    X(ROPE,       "ROPE",       0, rope)          \
+    X(SQR,        "SQR",        0, math)          \
+    X(SQRT,       "SQRT",       0, math)          \
+    X(SIN,        "SIN",        0, math)          \
+    X(COS,        "COS",        0, math)          \
+    X(LOG,        "LOG",        0, math)          \
+    X(CLAMP,      "CLAMP",      0, math)          \
+    X(LEAKY_RELU, "LEAKY_RELU", 0, math)          \
+    X(FILL,       "FILL",       0, math)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -510,6 +518,33 @@ CT_API ct_tensor *ct_rope_multi_inplace(ct_context *ctx, ct_tensor *a, ct_tensor
 /* Moves the rotated window of a ROPE result to start at dim n_offs (ggml_rope_set_offset):
  * n_offs >= 0, even, n_offs + n_dims <= ne0, not for VISION. Returns t, or NULL + status. */
 CT_API ct_tensor *ct_rope_set_offset(ct_tensor *t, int n_offs);
+
+/* Element-wise math ops with ggml's ops of the same names (docs/TENSORS.md, Math): SQR
+ * x*x, SQRT, SIN, COS, LOG (sqrtf, sinf, cosf, logf), CLAMP (m = x < max ? x : max, then
+ * m > min ? m : min: NaN gives max, as ggml-cpu), LEAKY_RELU ((x > 0 ? x : 0) +
+ * negative_slope * (x < 0 ? x : 0)) and FILL (every element c). Each element converts to
+ * float, the formula runs in float, the result rounds to a's type. a is F32 or F16 with
+ * contiguous rows (nb[0] the type size, or ne[0] == 1); any strides for dims 1..3. The
+ * result is a new contiguous tensor of a's type and shape, or with the _inplace forms
+ * (ggml_leaky_relu's inplace) a view of a with the op, written in place. op_params as
+ * ggml: CLAMP [0] min, [1] max; LEAKY_RELU [0] negative_slope; FILL [0] c (floats, any
+ * value: NaN and infinities go through the formulas); the others none. ct_ln is ggml_log
+ * (op LOG; ct_log is the library's logger). */
+CT_API ct_tensor *ct_sqr(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sqr_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sqrt(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sqrt_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sin(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sin_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_cos(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_cos_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_ln(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_ln_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_clamp(ct_context *ctx, ct_tensor *a, float min, float max);
+CT_API ct_tensor *ct_clamp_inplace(ct_context *ctx, ct_tensor *a, float min, float max);
+CT_API ct_tensor *ct_leaky_relu(ct_context *ctx, ct_tensor *a, float negative_slope, bool inplace);
+CT_API ct_tensor *ct_fill(ct_context *ctx, ct_tensor *a, float c);
+CT_API ct_tensor *ct_fill_inplace(ct_context *ctx, ct_tensor *a, float c);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

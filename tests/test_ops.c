@@ -687,6 +687,74 @@ static void test_arena_full(void) {
     ct_context_free(c);
 }
 
+static void test_math(void) {
+    typedef ct_tensor *(*plain_fn)(ct_context *, ct_tensor *);
+    static const struct {
+        plain_fn f, fi;
+        ct_op op;
+        const char *name;
+    } plain[] = {
+        {ct_sqr, ct_sqr_inplace, CT_OP_SQR, "ct_sqr"},   {ct_sqrt, ct_sqrt_inplace, CT_OP_SQRT, "ct_sqrt"},
+        {ct_sin, ct_sin_inplace, CT_OP_SIN, "ct_sin"},   {ct_cos, ct_cos_inplace, CT_OP_COS, "ct_cos"},
+        {ct_ln, ct_ln_inplace, CT_OP_LOG, "ct_ln"},
+    };
+    ct_tensor *a = T4(CT_TYPE_F32, 6, 4, 3, 2);
+    ct_tensor *h = T4(CT_TYPE_F16, 5, 1, 2, 1);
+    char want[160];
+    for (int i = 0; i < (int)(sizeof plain / sizeof plain[0]); i++) {
+        ct_tensor *r = plain[i].f(ctx, a);
+        CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == plain[i].op && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+        CHECK(fresh(plain[i].f(ctx, h), CT_TYPE_F16, 5, 1, 2, 1));
+        /* in place: a view of a with the op */
+        r = plain[i].fi(ctx, a);
+        CHECK(r && r->op == plain[i].op && r->view_src == a && r->data == a->data && shape_is(r, 6, 4, 3, 2) &&
+              r->nb[1] == a->nb[1] && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+        /* rows of a strided view; a transpose's rows are not packed */
+        CHECK(fresh(plain[i].f(ctx, ct_view_3d(ctx, a, 3, 2, 3, a->nb[1], a->nb[2], 4)), CT_TYPE_F32, 3, 2, 3, 1));
+        CHECK(plain[i].f(ctx, ct_transpose(ctx, a)) == NULL);
+        snprintf(want, sizeof want, "%s: a nb[0]=24 but its rows must be packed (nb[0]=4)", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+        CHECK(plain[i].fi(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1)) == NULL);
+        snprintf(want, sizeof want, "%s_inplace: a type=bf16 but must be f32 or f16", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+        CHECK(plain[i].f(NULL, a) == NULL);
+        snprintf(want, sizeof want, "%s: ctx is NULL", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+        CHECK(plain[i].f(ctx, NULL) == NULL);
+        snprintf(want, sizeof want, "%s: a is NULL", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+    }
+    ct_tensor *r = ct_clamp(ctx, a, -0.5f, 0.25f);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_CLAMP && srcs_are(r, a, NULL) &&
+          ct_op_param_f32(r, 0) == -0.5f && ct_op_param_f32(r, 1) == 0.25f && params_zero_from(r, 2));
+    r = ct_clamp_inplace(ctx, h, 1.0f, -1.0f); /* min > max is ggml's too: every element max */
+    CHECK(r && r->op == CT_OP_CLAMP && r->view_src == h && ct_op_param_f32(r, 0) == 1.0f && ct_op_param_f32(r, 1) == -1.0f);
+    r = ct_leaky_relu(ctx, a, 0.1f, false);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_LEAKY_RELU && ct_op_param_f32(r, 0) == 0.1f &&
+          params_zero_from(r, 1));
+    r = ct_leaky_relu(ctx, h, 0.1f, true);
+    CHECK(r && r->op == CT_OP_LEAKY_RELU && r->view_src == h && r->type == CT_TYPE_F16);
+    r = ct_fill(ctx, a, 2.5f);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_FILL && ct_op_param_f32(r, 0) == 2.5f && params_zero_from(r, 1));
+    r = ct_fill_inplace(ctx, a, -INFINITY);
+    CHECK(r && r->op == CT_OP_FILL && r->view_src == a && isinf(ct_op_param_f32(r, 0)));
+    /* empty and one-element dims */
+    CHECK(fresh(ct_clamp(ctx, T4(CT_TYPE_F16, 0, 3, 1, 1), 0.0f, 1.0f), CT_TYPE_F16, 0, 3, 1, 1));
+    CHECK(fresh(ct_sqr(ctx, ct_view_2d(ctx, a, 1, 5, a->nb[1], 0)), CT_TYPE_F32, 1, 5, 1, 1));
+
+    CHECK(ct_clamp(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), 0.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_clamp: a type=q8_0 but must be f32 or f16");
+    ct_tensor_set_name(a, "x");
+    CHECK(ct_clamp_inplace(ctx, ct_transpose(ctx, a), 0.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_clamp_inplace: a \"x (transposed)\" nb[0]=24 but its rows must be packed");
+    CHECK(ct_leaky_relu(ctx, T4(CT_TYPE_I32, 4, 1, 1, 1), 0.1f, true) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_leaky_relu: a type=i32 but must be f32 or f16");
+    CHECK(ct_fill(ctx, NULL, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_fill: a is NULL");
+    CHECK(ct_fill_inplace(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1), 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_fill_inplace: a type=bf16 but must be f32 or f16");
+}
+
 int main(void) {
     tu_init("test_ops");
     ctx = ct_context_new((ct_context_params){.mem_size = 4 << 20, .mem_buffer = NULL, .no_alloc = false});
@@ -698,6 +766,7 @@ int main(void) {
     test_norms();
     test_sum_rows();
     test_unary();
+    test_math();
     test_scale();
     test_binary();
     test_soft_max();

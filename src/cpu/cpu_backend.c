@@ -171,6 +171,14 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
     [CT_OP_SOFT_MAX] = {ct_cpu_soft_max_supported, NULL, ct_cpu_soft_max},
     [CT_OP_ROPE] = {ct_cpu_rope_supported, ct_cpu_rope_work_size, ct_cpu_rope},
+    [CT_OP_SQR] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_SQRT] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_SIN] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_COS] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_LOG] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_CLAMP] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_LEAKY_RELU] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_FILL] = {ct_cpu_math_supported, NULL, ct_cpu_math},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

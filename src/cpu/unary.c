@@ -96,12 +96,14 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *x, int64_t 
     }
 }
 
-void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
+/* The row engine of the element-wise families (UNARY here, the math ops in math.c):
+ * dst's rows split over the threads, each chunk of a row converted to float, fn run
+ * over it, the chunk converted back (cpu_ops.h). */
+void ct_cpu_map_rows(const ct_cpu_params *params, ct_tensor *dst, ct_cpu_rows_fn fn) {
     if (ct_is_empty(dst)) return;
     const ct_tensor *a = dst->src[0];
     const int64_t ne00 = a->ne[0], ne01 = a->ne[1], ne02 = a->ne[2];
     const bool f32 = a->type == CT_TYPE_F32;
-    const int32_t op = dst->op_params[0];
     const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
     const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
     float buf[CHUNK];
@@ -120,7 +122,7 @@ void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
                     buf[i] = ct_fp16_to_fp32_inline(h);
                 }
             }
-            apply(op, dst, f32, buf, n);
+            fn(dst, f32, buf, n);
             if (f32) {
                 for (int64_t i = 0; i < n; i++) memcpy(y + (size_t)(c0 + i) * dst->nb[0], &buf[i], sizeof(float));
             } else {
@@ -132,3 +134,7 @@ void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
         }
     }
 }
+
+static void unary_rows(const ct_tensor *dst, bool f32, float *x, int64_t n) { apply(dst->op_params[0], dst, f32, x, n); }
+
+void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) { ct_cpu_map_rows(params, dst, unary_rows); }

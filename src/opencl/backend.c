@@ -101,6 +101,14 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
     [CT_OP_SOFT_MAX] = {ct_ocl_soft_max_supported, ct_ocl_encode_soft_max},
     [CT_OP_ROPE] = {ct_ocl_rope_supported, ct_ocl_encode_rope},
+    [CT_OP_SQR] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_SQRT] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_SIN] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_COS] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_LOG] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_CLAMP] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_LEAKY_RELU] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_FILL] = {ct_ocl_math_supported, ct_ocl_encode_math},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

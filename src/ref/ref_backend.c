@@ -103,6 +103,14 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_ref_binary_supported, ct_ref_binary},
     [CT_OP_SOFT_MAX] = {ct_ref_soft_max_supported, ct_ref_soft_max},
     [CT_OP_ROPE] = {ct_ref_rope_supported, ct_ref_rope},
+    [CT_OP_SQR] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_SQRT] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_SIN] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_COS] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_LOG] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_CLAMP] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_LEAKY_RELU] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_FILL] = {ct_ref_math_supported, ct_ref_math},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

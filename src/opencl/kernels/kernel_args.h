@@ -211,6 +211,16 @@ typedef struct ct_unary_args {
 } ct_unary_args;
 CT_ARGS_ASSERT(unary_args_size, sizeof(ct_unary_args) == 104);
 CT_ARGS_OFFSET_ASSERT(unary_args_ne00, ct_unary_args, ne00, 72);
+/* SQR, SQRT, SIN, COS, LOG, CLAMP, LEAKY_RELU, FILL (math.cl) take ct_unary_args with op one
+ * of these and p[0], p[1] the node's op_params[0], [1]. */
+#define CT_MATH_SQR 0
+#define CT_MATH_SQRT 1
+#define CT_MATH_SIN 2
+#define CT_MATH_COS 3
+#define CT_MATH_LOG 4
+#define CT_MATH_CLAMP 5
+#define CT_MATH_LEAKY_RELU 6
+#define CT_MATH_FILL 7
 /* ADD, SUB, MUL, DIV, ADD1 (binary.cl): dst[i0, i1, i2, i3] = src0[same] op src1[i0 % ne10,
  * i1 % ne11, i2 % ne12, i3 % ne13]; dst has src0's shape (ne0..ne2, nrows rows). op is a
  * CT_BIN_*; f16_0, f16_1, f16_d say which of src0, src1, dst are F16 (else F32);
