@@ -148,7 +148,8 @@ typedef enum ctor {
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
     C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI,
-    C_SQR, C_SQRT, C_SIN, C_COS, C_LN, C_CLAMP, C_LEAKY_RELU, C_FILL, C_COUNT
+    C_SQR, C_SQRT, C_SIN, C_COS, C_LN, C_CLAMP, C_LEAKY_RELU, C_FILL,
+    C_REPEAT, C_CONCAT, C_PAD, C_ARANGE, C_ACC, C_COUNT
 } ctor;
 
 static const struct {
@@ -185,6 +186,11 @@ static const struct {
     [C_CLAMP] = {"ct_clamp", CT_OP_CLAMP},
     [C_LEAKY_RELU] = {"ct_leaky_relu", CT_OP_LEAKY_RELU},
     [C_FILL] = {"ct_fill", CT_OP_FILL},
+    [C_REPEAT] = {"ct_repeat_4d", CT_OP_REPEAT},
+    [C_CONCAT] = {"ct_concat", CT_OP_CONCAT},
+    [C_PAD] = {"ct_pad_ext", CT_OP_PAD},
+    [C_ARANGE] = {"ct_arange", CT_OP_ARANGE},
+    [C_ACC] = {"ct_acc", CT_OP_ACC},
     [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
@@ -311,6 +317,27 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     case C_FILL: {
         const float v = (float)(int8_t)u8(r) / 4.0f;
         return u8(r) & 1 ? ct_fill_inplace(ctx, a, v) : ct_fill(ctx, a, v);
+    }
+    /* the shape ops: sizes, pads, strides and offsets from the input's bytes */
+    case C_REPEAT: {
+        const int64_t k[4] = {u8(r) % 4, u8(r) % 4, u8(r) % 3, u8(r) % 3};
+        return ct_repeat_4d(ctx, a, a->ne[0] * k[0], a->ne[1] * k[1], a->ne[2] * k[2], a->ne[3] * k[3] + (u8(r) & 1));
+    }
+    case C_CONCAT: return ct_concat(ctx, a, pick(r, ts, n), (int8_t)u8(r) % 5);
+    case C_PAD: {
+        int p[8];
+        for (int i = 0; i < 8; i++) p[i] = (int8_t)u8(r) % 5;
+        return u8(r) & 1 ? ct_pad_ext_circular(ctx, a, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
+                         : ct_pad_ext(ctx, a, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    }
+    case C_ARANGE: {
+        const float start = (float)(int8_t)u8(r) / 4.0f, stop = (float)(int8_t)u8(r), step = (float)u8(r) / 16.0f;
+        return ct_arange(ctx, start, stop, step);
+    }
+    case C_ACC: {
+        ct_tensor *b = pick(r, ts, n);
+        const size_t nb1 = (size_t)u8(r) * 2, nb2 = (size_t)u8(r) * 8, nb3 = (size_t)u8(r) * 16, offs = (size_t)u8(r) * 2;
+        return u8(r) & 1 ? ct_acc_inplace(ctx, a, b, nb1, nb2, nb3, offs) : ct_acc(ctx, a, b, nb1, nb2, nb3, offs);
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);

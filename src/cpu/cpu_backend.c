@@ -179,6 +179,11 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_CLAMP] = {ct_cpu_math_supported, NULL, ct_cpu_math},
     [CT_OP_LEAKY_RELU] = {ct_cpu_math_supported, NULL, ct_cpu_math},
     [CT_OP_FILL] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_REPEAT] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_CONCAT] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_PAD] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_ARANGE] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_ACC] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

@@ -109,6 +109,11 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_CLAMP] = {ct_ocl_math_supported, ct_ocl_encode_math},
     [CT_OP_LEAKY_RELU] = {ct_ocl_math_supported, ct_ocl_encode_math},
     [CT_OP_FILL] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_REPEAT] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_CONCAT] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_PAD] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_ARANGE] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_ACC] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

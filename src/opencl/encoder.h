@@ -166,6 +166,9 @@ ct_status ct_ocl_encode_rope(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* SQR, SQRT, SIN, COS, LOG, CLAMP, LEAKY_RELU, FILL (encoders/math.c) */
 bool ct_ocl_math_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_math(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* REPEAT, CONCAT, PAD, ARANGE, ACC (encoders/shape.c) */
+bool ct_ocl_shape_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_shape(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 
 /* ---- before encoding -------------------------------------------------------------- */
 

@@ -45,7 +45,7 @@ static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl", 
                                               "set_rows.cl",         "mul_mat.cl", "mul_mvq.cl", "norm.cl",
                                               "sum_rows.cl",         "unary.cl",   "binary.cl",
                                               "soft_max.cl",         "rope.cl",
-                                              "math.cl"};
+                                              "math.cl",            "shape.cl"};
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};
 
