@@ -9,6 +9,7 @@
 #include "types/types_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 enum { CHUNK = 256 };
@@ -111,10 +112,17 @@ void ct_cpu_map_rows(const ct_cpu_params *params, ct_tensor *dst, ct_cpu_rows_fn
         const int64_t i01 = r % ne01, i02 = (r / ne01) % ne02, i03 = r / (ne01 * ne02);
         const char *x = (const char *)a->data + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2] + (size_t)i03 * a->nb[3];
         char *y = (char *)dst->data + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2] + (size_t)i03 * dst->nb[3];
+        /* F16 rows with packed, 2-byte aligned elements go through the row converters (same values) */
+        const bool src_rows16 = !f32 && a->nb[0] == sizeof(ct_fp16) && (uintptr_t)x % sizeof(ct_fp16) == 0;
+        const bool dst_rows16 = !f32 && dst->nb[0] == sizeof(ct_fp16) && (uintptr_t)y % sizeof(ct_fp16) == 0;
         for (int64_t c0 = 0; c0 < ne00; c0 += CHUNK) {
             const int64_t n = ne00 - c0 < CHUNK ? ne00 - c0 : CHUNK;
-            if (f32) {
+            if (f32 && a->nb[0] == sizeof(float)) {
+                memcpy(buf, x + (size_t)c0 * sizeof(float), (size_t)n * sizeof(float));
+            } else if (f32) {
                 for (int64_t i = 0; i < n; i++) memcpy(&buf[i], x + (size_t)(c0 + i) * a->nb[0], sizeof(float));
+            } else if (src_rows16) { /* packed, aligned fp16: the (F16C) row converter */
+                ct_fp16_to_fp32_row((const ct_fp16 *)(const void *)(x + (size_t)c0 * sizeof(ct_fp16)), buf, n);
             } else {
                 for (int64_t i = 0; i < n; i++) {
                     ct_fp16 h;
@@ -123,8 +131,12 @@ void ct_cpu_map_rows(const ct_cpu_params *params, ct_tensor *dst, ct_cpu_rows_fn
                 }
             }
             fn(dst, f32, buf, n);
-            if (f32) {
+            if (f32 && dst->nb[0] == sizeof(float)) {
+                memcpy(y + (size_t)c0 * sizeof(float), buf, (size_t)n * sizeof(float));
+            } else if (f32) {
                 for (int64_t i = 0; i < n; i++) memcpy(y + (size_t)(c0 + i) * dst->nb[0], &buf[i], sizeof(float));
+            } else if (dst_rows16) {
+                ct_fp32_to_fp16_row(buf, (ct_fp16 *)(void *)(y + (size_t)c0 * sizeof(ct_fp16)), n);
             } else {
                 for (int64_t i = 0; i < n; i++) {
                     const ct_fp16 h = ct_fp32_to_fp16_inline(buf[i]);
