@@ -321,7 +321,12 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     /* the shape ops: sizes, pads, strides and offsets from the input's bytes */
     case C_REPEAT: {
         const int64_t k[4] = {u8(r) % 4, u8(r) % 4, u8(r) % 3, u8(r) % 3};
-        return ct_repeat_4d(ctx, a, a->ne[0] * k[0], a->ne[1] * k[1], a->ne[2] * k[2], a->ne[3] * k[3] + (u8(r) & 1));
+        static const int64_t one[4] = {1, 1, 1, 1};
+        const int64_t *ne = a ? a->ne : one; /* a may be NULL: the constructor says so */
+        int64_t m[4];
+        for (int d = 0; d < 4; d++) /* past int64: -1, which the constructor refuses */
+            if (__builtin_mul_overflow(ne[d], k[d], &m[d])) m[d] = -1;
+        return ct_repeat_4d(ctx, a, m[0], m[1], m[2], m[3] + (m[3] >= 0 && m[3] < INT64_MAX ? (u8(r) & 1) : 0));
     }
     case C_CONCAT: return ct_concat(ctx, a, pick(r, ts, n), (int8_t)u8(r) % 5);
     case C_PAD: {
