@@ -1,5 +1,5 @@
 /* REPEAT, CONCAT, PAD, ARANGE and ACC on OpenCL (kernels/shape.cl, ct_shape_args): one unit of
- * the destination a work-item over a 1-d launch; ACC copies a first (a REPEAT of a onto its
+ * the destination a work-item over a 2-d launch (dim 0, rows); ACC copies a first (a REPEAT of a onto its
  * own shape) unless in place, then adds b into the window. */
 #include "opencl/encoder.h"
 #include "opencl/kernels/kernel_args.h"
@@ -52,8 +52,14 @@ static bool vec_ok(ct_ocl_enc *enc, const ct_tensor *const t[3], size_t es) {
 
 static void launch(ct_ocl_enc *enc, const ct_tensor *s0, const ct_tensor *s1, const ct_tensor *d, ct_shape_args *a) {
     if (a->n == 0) return;
-    const size_t local[3] = {ct_ocl_enc_clamp_wg(enc, CT_OCL_K_SHAPE, WG), 1, 1};
-    const size_t groups[3] = {(size_t)((a->n + local[0] - 1) / local[0]), 1, 1};
+    /* dim 0 in work-groups of up to WG (fewer for short rows), the rows in the launch's dim 1,
+     * at most 65535 (every device's limit there) with the kernel looping over the rest: no
+     * division of a flat index per work-item */
+    const size_t wg = ct_ocl_enc_clamp_wg(enc, CT_OCL_K_SHAPE, WG), nrows = (size_t)(a->ne1 * a->ne2 * a->ne3);
+    size_t w = 1;
+    while (w < wg && w < (size_t)a->ne0) w *= 2;
+    const size_t local[3] = {w, 1, 1};
+    const size_t groups[3] = {((size_t)a->ne0 + w - 1) / w, nrows < 65535 ? nrows : 65535, 1};
     ct_ocl_enc_kernel(enc, CT_OCL_K_SHAPE);
     if (s0) ct_ocl_arg_tensor(enc, s0, "src0");
     else ct_ocl_arg_null_tensor(enc);

@@ -221,9 +221,9 @@ CT_ARGS_OFFSET_ASSERT(unary_args_ne00, ct_unary_args, ne00, 72);
 #define CT_MATH_CLAMP 5
 #define CT_MATH_LEAKY_RELU 6
 #define CT_MATH_FILL 7
-/* REPEAT, CONCAT, PAD, ARANGE and ACC (shape.c): one unit (an element, or a block of a block type
- * in dim 0) of dst a work-item over a 1-d launch of n = ne0*ne1*ne2*ne3 (ACC's window: b's
- * shape). ne00.. and ne0.. count units; es is the unit's bytes and vec whether every address
+/* REPEAT, CONCAT, PAD, ARANGE and ACC (shape.cl): one unit (an element, or a block of a block type
+ * in dim 0) of dst a work-item over a 2-d launch (ne0, and the rows ne1*ne2*ne3; ACC's window: b's
+ * shape), n units in all. ne00.. and ne0.. count units; es is the unit's bytes and vec whether every address
  * and stride is a multiple of es in {1, 2, 4, 8} (else es bytes one at a time). op is a
  * CT_SHAPE_*; p: CONCAT p[0] = dim, PAD p[0..8] its op_params, ACC p[0..3] nb1, nb2, nb3,
  * offset; f: ARANGE f[0] start, f[2] step. CT_SHAPE_REPEAT of a into dst of a's shape is a
