@@ -152,6 +152,8 @@ typedef enum ctor {
     C_GLU, C_GLU_SPLIT, C_SWIGLU_OAI, C_SWIGLU_CLAMP,
     C_SUM, C_CUMSUM, C_ARGMAX, C_ARGSORT, C_TOP_K,
     C_MUL_MAT_ID, C_ADD_ID,
+    C_SQR, C_SQRT, C_SIN, C_COS, C_LN, C_CLAMP, C_LEAKY_RELU, C_FILL,
+    C_REPEAT, C_CONCAT, C_PAD, C_ARANGE, C_ACC,
     C_COUNT
 } ctor;
 
@@ -181,6 +183,19 @@ static const struct {
     [C_MEAN] = {"ct_mean", CT_OP_MEAN},
     [C_ROPE_EXT] = {"ct_rope_ext", CT_OP_ROPE},
     [C_ROPE_MULTI] = {"ct_rope_multi", CT_OP_ROPE},
+    [C_SQR] = {"ct_sqr", CT_OP_SQR},
+    [C_SQRT] = {"ct_sqrt", CT_OP_SQRT},
+    [C_SIN] = {"ct_sin", CT_OP_SIN},
+    [C_COS] = {"ct_cos", CT_OP_COS},
+    [C_LN] = {"ct_ln", CT_OP_LOG},
+    [C_CLAMP] = {"ct_clamp", CT_OP_CLAMP},
+    [C_LEAKY_RELU] = {"ct_leaky_relu", CT_OP_LEAKY_RELU},
+    [C_FILL] = {"ct_fill", CT_OP_FILL},
+    [C_REPEAT] = {"ct_repeat_4d", CT_OP_REPEAT},
+    [C_CONCAT] = {"ct_concat", CT_OP_CONCAT},
+    [C_PAD] = {"ct_pad_ext", CT_OP_PAD},
+    [C_ARANGE] = {"ct_arange", CT_OP_ARANGE},
+    [C_ACC] = {"ct_acc", CT_OP_ACC},
     [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
@@ -310,6 +325,49 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     case C_ADD_ID: {
         ct_tensor *b = pick(r, ts, n), *ids = pick(r, ts, n);
         return c == C_MUL_MAT_ID ? ct_mul_mat_id(ctx, a, b, ids) : ct_add_id(ctx, a, b, ids);
+    /* the math ops, each also in place (a view of a) */
+    case C_SQR: return u8(r) & 1 ? ct_sqr_inplace(ctx, a) : ct_sqr(ctx, a);
+    case C_SQRT: return u8(r) & 1 ? ct_sqrt_inplace(ctx, a) : ct_sqrt(ctx, a);
+    case C_SIN: return u8(r) & 1 ? ct_sin_inplace(ctx, a) : ct_sin(ctx, a);
+    case C_COS: return u8(r) & 1 ? ct_cos_inplace(ctx, a) : ct_cos(ctx, a);
+    case C_LN: return u8(r) & 1 ? ct_ln_inplace(ctx, a) : ct_ln(ctx, a);
+    case C_CLAMP: {
+        const float lo = (float)(int8_t)u8(r) / 8.0f, hi = (float)(int8_t)u8(r) / 8.0f;
+        return u8(r) & 1 ? ct_clamp_inplace(ctx, a, lo, hi) : ct_clamp(ctx, a, lo, hi);
+    }
+    case C_LEAKY_RELU: {
+        const float ns = (float)(int8_t)u8(r) / 64.0f;
+        return ct_leaky_relu(ctx, a, ns, u8(r) & 1);
+    }
+    case C_FILL: {
+        const float v = (float)(int8_t)u8(r) / 4.0f;
+        return u8(r) & 1 ? ct_fill_inplace(ctx, a, v) : ct_fill(ctx, a, v);
+    }
+    /* the shape ops: sizes, pads, strides and offsets from the input's bytes */
+    case C_REPEAT: {
+        const int64_t k[4] = {u8(r) % 4, u8(r) % 4, u8(r) % 3, u8(r) % 3};
+        static const int64_t one[4] = {1, 1, 1, 1};
+        const int64_t *ne = a ? a->ne : one; /* a may be NULL: the constructor says so */
+        int64_t m[4];
+        for (int d = 0; d < 4; d++) /* past int64: -1, which the constructor refuses */
+            if (__builtin_mul_overflow(ne[d], k[d], &m[d])) m[d] = -1;
+        return ct_repeat_4d(ctx, a, m[0], m[1], m[2], m[3] + (m[3] >= 0 && m[3] < INT64_MAX ? (u8(r) & 1) : 0));
+    }
+    case C_CONCAT: return ct_concat(ctx, a, pick(r, ts, n), (int8_t)u8(r) % 5);
+    case C_PAD: {
+        int p[8];
+        for (int i = 0; i < 8; i++) p[i] = (int8_t)u8(r) % 5;
+        return u8(r) & 1 ? ct_pad_ext_circular(ctx, a, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7])
+                         : ct_pad_ext(ctx, a, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+    }
+    case C_ARANGE: {
+        const float start = (float)(int8_t)u8(r) / 4.0f, stop = (float)(int8_t)u8(r), step = (float)u8(r) / 16.0f;
+        return ct_arange(ctx, start, stop, step);
+    }
+    case C_ACC: {
+        ct_tensor *b = pick(r, ts, n);
+        const size_t nb1 = (size_t)u8(r) * 2, nb2 = (size_t)u8(r) * 8, nb3 = (size_t)u8(r) * 16, offs = (size_t)u8(r) * 2;
+        return u8(r) & 1 ? ct_acc_inplace(ctx, a, b, nb1, nb2, nb3, offs) : ct_acc(ctx, a, b, nb1, nb2, nb3, offs);
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);

@@ -285,7 +285,10 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_SUB:
     case GGML_OP_MUL:
     case GGML_OP_DIV:
-    case GGML_OP_ADD1: n_src = 2; break;
+    case GGML_OP_ADD1:
+    case GGML_OP_CONCAT:
+    case GGML_OP_ACC: n_src = 2; break;
+    case GGML_OP_ARANGE: n_src = 0; break;
     case GGML_OP_SET_ROWS: n_src = 3; break;
     case GGML_OP_MUL_MAT_ID:
     case GGML_OP_ADD_ID: n_src = 3; break;
@@ -373,6 +376,33 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_TOP_K: r = ct_top_k(c, s[0], node->ne[0] <= INT_MAX ? (int)node->ne[0] : -1); break;
     case GGML_OP_MUL_MAT_ID: r = ct_mul_mat_id(c, s[0], s[1], s[2]); break;
     case GGML_OP_ADD_ID: r = ct_add_id(c, s[0], s[1], s[2]); break;
+    /* the math ops: in place when the node is a view of src0 (ggml's _inplace forms) */
+    case GGML_OP_SQR: r = (node->view_src ? ct_sqr_inplace : ct_sqr)(c, s[0]); break;
+    case GGML_OP_SQRT: r = (node->view_src ? ct_sqrt_inplace : ct_sqrt)(c, s[0]); break;
+    case GGML_OP_SIN: r = (node->view_src ? ct_sin_inplace : ct_sin)(c, s[0]); break;
+    case GGML_OP_COS: r = (node->view_src ? ct_cos_inplace : ct_cos)(c, s[0]); break;
+    case GGML_OP_LOG: r = (node->view_src ? ct_ln_inplace : ct_ln)(c, s[0]); break;
+    case GGML_OP_CLAMP:
+        r = (node->view_src ? ct_clamp_inplace : ct_clamp)(c, s[0], ctg_param_f32(node, 0), ctg_param_f32(node, 1));
+        break;
+    case GGML_OP_LEAKY_RELU: r = ct_leaky_relu(c, s[0], ctg_param_f32(node, 0), node->view_src != NULL); break;
+    case GGML_OP_FILL: r = (node->view_src ? ct_fill_inplace : ct_fill)(c, s[0], ctg_param_f32(node, 0)); break;
+    /* the shape ops (ggml_repeat's second operand is only a shape: the node's) */
+    case GGML_OP_REPEAT: r = ct_repeat_4d(c, s[0], node->ne[0], node->ne[1], node->ne[2], node->ne[3]); break;
+    case GGML_OP_CONCAT: r = ct_concat(c, s[0], s[1], node->op_params[0]); break;
+    case GGML_OP_PAD: {
+        const int32_t *p = node->op_params;
+        r = (p[8] ? ct_pad_ext_circular : ct_pad_ext)(c, s[0], p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]);
+        break;
+    }
+    case GGML_OP_ARANGE: r = ct_arange(c, ctg_param_f32(node, 0), ctg_param_f32(node, 1), ctg_param_f32(node, 2)); break;
+    case GGML_OP_ACC: {
+        /* ggml stores the strides and offset as int32 */
+        const int32_t *p = node->op_params;
+        if (p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0) return CTG_NO(x, "ACC with a negative stride or offset");
+        r = (p[4] ? ct_acc_inplace : ct_acc)(c, s[0], s[1], (size_t)p[0], (size_t)p[1], (size_t)p[2], (size_t)p[3]);
+        break;
+    }
     default: return CTG_NO(x, "ctensor has no such op");
     }
     if (!r) return NULL;

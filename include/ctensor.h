@@ -253,7 +253,20 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(ARGSORT,    "ARGSORT",    0, argsort)       \
     X(TOP_K,      "TOP_K",      0, argsort)       \
     X(MUL_MAT_ID, "MUL_MAT_ID", 0, mul_mat_id)    \
-    X(ADD_ID,     "ADD_ID",     0, mul_mat_id)
+    X(ADD_ID,     "ADD_ID",     0, mul_mat_id)    \
+    X(SQR,        "SQR",        0, math)          \
+    X(SQRT,       "SQRT",       0, math)          \
+    X(SIN,        "SIN",        0, math)          \
+    X(COS,        "COS",        0, math)          \
+    X(LOG,        "LOG",        0, math)          \
+    X(CLAMP,      "CLAMP",      0, math)          \
+    X(LEAKY_RELU, "LEAKY_RELU", 0, math)          \
+    X(FILL,       "FILL",       0, math)          \
+    X(REPEAT,     "REPEAT",     0, shape)         \
+    X(CONCAT,     "CONCAT",     0, shape)         \
+    X(PAD,        "PAD",        0, shape)         \
+    X(ARANGE,     "ARANGE",     0, shape)         \
+    X(ACC,        "ACC",        0, shape)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -598,6 +611,70 @@ CT_API ct_tensor *ct_swiglu_oai(ct_context *ctx, ct_tensor *a, ct_tensor *b, flo
 /* SWIGLU_CLAMP (ggml_swiglu_clamp; b NULL: fused, not swapped): x' = min(x, limit),
  * g' = clamp(g, -limit, limit), y = x'/(1 + expf(-x'))·g'. limit finite; op_params[3] = limit. */
 CT_API ct_tensor *ct_swiglu_clamp(ct_context *ctx, ct_tensor *a, ct_tensor *b, float limit);
+/* Element-wise math ops with ggml's ops of the same names (docs/TENSORS.md, Math): SQR
+ * x*x, SQRT, SIN, COS, LOG (sqrtf, sinf, cosf, logf), CLAMP (m = x < max ? x : max, then
+ * m > min ? m : min: NaN gives max, as ggml-cpu), LEAKY_RELU ((x > 0 ? x : 0) +
+ * negative_slope * (x < 0 ? x : 0)) and FILL (every element c). Each element converts to
+ * float, the formula runs in float, the result rounds to a's type. a is F32 or F16 with
+ * contiguous rows (nb[0] the type size, or ne[0] == 1); any strides for dims 1..3. The
+ * result is a new contiguous tensor of a's type and shape, or with the _inplace forms
+ * (ggml_leaky_relu's inplace) a view of a with the op, written in place. op_params as
+ * ggml: CLAMP [0] min, [1] max; LEAKY_RELU [0] negative_slope; FILL [0] c (floats, any
+ * value: NaN and infinities go through the formulas); the others none. ct_ln is ggml_log
+ * (op LOG; ct_log is the library's logger). */
+CT_API ct_tensor *ct_sqr(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sqr_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sqrt(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sqrt_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sin(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_sin_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_cos(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_cos_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_ln(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_ln_inplace(ct_context *ctx, ct_tensor *a);
+CT_API ct_tensor *ct_clamp(ct_context *ctx, ct_tensor *a, float min, float max);
+CT_API ct_tensor *ct_clamp_inplace(ct_context *ctx, ct_tensor *a, float min, float max);
+CT_API ct_tensor *ct_leaky_relu(ct_context *ctx, ct_tensor *a, float negative_slope, bool inplace);
+CT_API ct_tensor *ct_fill(ct_context *ctx, ct_tensor *a, float c);
+CT_API ct_tensor *ct_fill_inplace(ct_context *ctx, ct_tensor *a, float c);
+
+/* Shape ops (docs/TENSORS.md, Shape ops), ggml's semantics and op_params. Results are new
+ * contiguous tensors (ct_acc_inplace: a view of a); sources may have any strides unless said.
+ *
+ * REPEAT (ggml_repeat, ggml_repeat_4d): a tiled to shape ne (ct_repeat: b's shape; b is not a
+ * source), y[i0, i1, i2, i3] = a[i0 % a.ne0, i1 % a.ne1, ...]. a of a type of single elements
+ * (not a block type); each ne[d] >= 0 a multiple of a.ne[d]; an empty a only into an empty
+ * result. No op_params. */
+CT_API ct_tensor *ct_repeat(ct_context *ctx, ct_tensor *a, ct_tensor *b);
+CT_API ct_tensor *ct_repeat_4d(ct_context *ctx, ct_tensor *a, int64_t ne0, int64_t ne1, int64_t ne2, int64_t ne3);
+/* CONCAT (ggml_concat): a then b along dim (0..3), the other dims equal; a and b of one type
+ * (any type; block types with packed rows, dim 0 in whole blocks). op_params[0] = dim. */
+CT_API ct_tensor *ct_concat(ct_context *ctx, ct_tensor *a, ct_tensor *b, int dim);
+/* PAD (ggml_pad_ext): F32 a with lp_d elements before and rp_d after it in each dim d (all
+ * >= 0), zeros there; the _circular form fills them with a wrapped around each dim instead
+ * (y[i] = a[(i - lp) mod a.ne] per dim; a non-empty unless the result is empty). ct_pad
+ * pads on the right only (ggml_pad). op_params: [0..7] lp0, rp0, lp1, rp1, lp2, rp2, lp3,
+ * rp3, [8] circular (0 or 1). */
+CT_API ct_tensor *ct_pad(ct_context *ctx, ct_tensor *a, int p0, int p1, int p2, int p3);
+CT_API ct_tensor *ct_pad_ext(ct_context *ctx, ct_tensor *a, int lp0, int rp0, int lp1, int rp1, int lp2, int rp2,
+                             int lp3, int rp3);
+CT_API ct_tensor *ct_pad_ext_circular(ct_context *ctx, ct_tensor *a, int lp0, int rp0, int lp1, int rp1, int lp2,
+                                      int rp2, int lp3, int rp3);
+/* ARANGE (ggml_arange): F32 vector of n = (int64_t)ceilf((stop - start) / step) values,
+ * y[i] = start + step * (float)i in float. start, stop, step finite, stop > start, step > 0,
+ * n <= INT32_MAX. op_params [0] start, [1] stop, [2] step (floats). No source. */
+CT_API ct_tensor *ct_arange(ct_context *ctx, float start, float stop, float step);
+/* ACC (ggml_acc): a copy of a with b added into the window of a whose element (i0, i1, i2,
+ * i3) of b's shape is at byte offset + i0*4 + i1*nb1 + i2*nb2 + i3*nb3 of a: y = a there
+ * plus b, a elsewhere. a contiguous F32, b F32 with packed rows (any strides above) and
+ * no more elements than a; nb1, nb2, nb3 and offset multiples of 4 below 2^31, the window
+ * inside a. Windows whose elements overlap give one of the sums, unspecified which.
+ * op_params: [0] nb1, [1] nb2, [2] nb3, [3] offset, [4] inplace (0 or 1). The _inplace
+ * form returns a view of a with the op, written in place. */
+CT_API ct_tensor *ct_acc(ct_context *ctx, ct_tensor *a, ct_tensor *b, size_t nb1, size_t nb2, size_t nb3,
+                         size_t offset);
+CT_API ct_tensor *ct_acc_inplace(ct_context *ctx, ct_tensor *a, ct_tensor *b, size_t nb1, size_t nb2, size_t nb3,
+                                 size_t offset);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

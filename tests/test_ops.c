@@ -904,6 +904,171 @@ static void test_arena_full(void) {
     ct_context_free(c);
 }
 
+static void test_math(void) {
+    typedef ct_tensor *(*plain_fn)(ct_context *, ct_tensor *);
+    static const struct {
+        plain_fn f, fi;
+        ct_op op;
+        const char *name;
+    } plain[] = {
+        {ct_sqr, ct_sqr_inplace, CT_OP_SQR, "ct_sqr"},   {ct_sqrt, ct_sqrt_inplace, CT_OP_SQRT, "ct_sqrt"},
+        {ct_sin, ct_sin_inplace, CT_OP_SIN, "ct_sin"},   {ct_cos, ct_cos_inplace, CT_OP_COS, "ct_cos"},
+        {ct_ln, ct_ln_inplace, CT_OP_LOG, "ct_ln"},
+    };
+    ct_tensor *a = T4(CT_TYPE_F32, 6, 4, 3, 2);
+    ct_tensor *h = T4(CT_TYPE_F16, 5, 1, 2, 1);
+    char want[160];
+    for (int i = 0; i < (int)(sizeof plain / sizeof plain[0]); i++) {
+        ct_tensor *r = plain[i].f(ctx, a);
+        CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == plain[i].op && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+        CHECK(fresh(plain[i].f(ctx, h), CT_TYPE_F16, 5, 1, 2, 1));
+        /* in place: a view of a with the op */
+        r = plain[i].fi(ctx, a);
+        CHECK(r && r->op == plain[i].op && r->view_src == a && r->data == a->data && shape_is(r, 6, 4, 3, 2) &&
+              r->nb[1] == a->nb[1] && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+        /* rows of a strided view; a transpose's rows are not packed */
+        CHECK(fresh(plain[i].f(ctx, ct_view_3d(ctx, a, 3, 2, 3, a->nb[1], a->nb[2], 4)), CT_TYPE_F32, 3, 2, 3, 1));
+        CHECK(plain[i].f(ctx, ct_transpose(ctx, a)) == NULL);
+        snprintf(want, sizeof want, "%s: a nb[0]=24 but its rows must be packed (nb[0]=4)", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+        CHECK(plain[i].fi(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1)) == NULL);
+        snprintf(want, sizeof want, "%s_inplace: a type=bf16 but must be f32 or f16", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+        CHECK(plain[i].f(NULL, a) == NULL);
+        snprintf(want, sizeof want, "%s: ctx is NULL", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+        CHECK(plain[i].f(ctx, NULL) == NULL);
+        snprintf(want, sizeof want, "%s: a is NULL", plain[i].name);
+        CHECK_ERROR(CT_INVALID_ARGUMENT, want);
+    }
+    ct_tensor *r = ct_clamp(ctx, a, -0.5f, 0.25f);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_CLAMP && srcs_are(r, a, NULL) &&
+          ct_op_param_f32(r, 0) == -0.5f && ct_op_param_f32(r, 1) == 0.25f && params_zero_from(r, 2));
+    r = ct_clamp_inplace(ctx, h, 1.0f, -1.0f); /* min > max is ggml's too: every element max */
+    CHECK(r && r->op == CT_OP_CLAMP && r->view_src == h && ct_op_param_f32(r, 0) == 1.0f && ct_op_param_f32(r, 1) == -1.0f);
+    r = ct_leaky_relu(ctx, a, 0.1f, false);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_LEAKY_RELU && ct_op_param_f32(r, 0) == 0.1f &&
+          params_zero_from(r, 1));
+    r = ct_leaky_relu(ctx, h, 0.1f, true);
+    CHECK(r && r->op == CT_OP_LEAKY_RELU && r->view_src == h && r->type == CT_TYPE_F16);
+    r = ct_fill(ctx, a, 2.5f);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_FILL && ct_op_param_f32(r, 0) == 2.5f && params_zero_from(r, 1));
+    r = ct_fill_inplace(ctx, a, -INFINITY);
+    CHECK(r && r->op == CT_OP_FILL && r->view_src == a && isinf(ct_op_param_f32(r, 0)));
+    /* empty and one-element dims */
+    CHECK(fresh(ct_clamp(ctx, T4(CT_TYPE_F16, 0, 3, 1, 1), 0.0f, 1.0f), CT_TYPE_F16, 0, 3, 1, 1));
+    CHECK(fresh(ct_sqr(ctx, ct_view_2d(ctx, a, 1, 5, a->nb[1], 0)), CT_TYPE_F32, 1, 5, 1, 1));
+
+    CHECK(ct_clamp(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), 0.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_clamp: a type=q8_0 but must be f32 or f16");
+    ct_tensor_set_name(a, "x");
+    CHECK(ct_clamp_inplace(ctx, ct_transpose(ctx, a), 0.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_clamp_inplace: a \"x (transposed)\" nb[0]=24 but its rows must be packed");
+    CHECK(ct_leaky_relu(ctx, T4(CT_TYPE_I32, 4, 1, 1, 1), 0.1f, true) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_leaky_relu: a type=i32 but must be f32 or f16");
+    CHECK(ct_fill(ctx, NULL, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_fill: a is NULL");
+    CHECK(ct_fill_inplace(ctx, T4(CT_TYPE_BF16, 4, 1, 1, 1), 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_fill_inplace: a type=bf16 but must be f32 or f16");
+}
+
+static void test_shape_ops(void) {
+    ct_tensor *a = T4(CT_TYPE_F32, 3, 2, 1, 2);
+    /* REPEAT: any single-element type, a strided source, empty into empty */
+    ct_tensor *r = ct_repeat_4d(ctx, a, 6, 4, 3, 2);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 4, 3, 2) && r->op == CT_OP_REPEAT && srcs_are(r, a, NULL) && params_zero_from(r, 0));
+    ct_tensor *like = T4(CT_TYPE_I16, 3, 4, 1, 2);
+    CHECK(fresh(ct_repeat(ctx, T4(CT_TYPE_I16, 3, 1, 1, 1), like), CT_TYPE_I16, 3, 4, 1, 2));
+    CHECK(fresh(ct_repeat_4d(ctx, ct_transpose(ctx, a), 4, 6, 1, 2), CT_TYPE_F32, 4, 6, 1, 2));
+    CHECK(fresh(ct_repeat_4d(ctx, T4(CT_TYPE_F16, 0, 2, 1, 1), 0, 4, 1, 1), CT_TYPE_F16, 0, 4, 1, 1));
+    CHECK(ct_repeat_4d(ctx, a, 5, 4, 3, 2) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_repeat_4d: ne[0]=5 but must be a multiple of a ne[0]=3");
+    CHECK(ct_repeat_4d(ctx, a, 3, 2, 1, -2) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_repeat_4d: ne[3]=-2 but must be >= 0");
+    CHECK(ct_repeat_4d(ctx, T4(CT_TYPE_F32, 0, 2, 1, 1), 4, 2, 1, 1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_repeat_4d: a ne=[0, 2, 1, 1] is empty but the result ne=[4, 2, 1, 1] is not");
+    CHECK(ct_repeat_4d(ctx, T4(CT_TYPE_Q8_0, 32, 1, 1, 1), 64, 1, 1, 1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_repeat_4d: a type=q8_0 but must be a type of single elements (not blocks)");
+    CHECK(ct_repeat(ctx, a, NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_repeat: b is NULL");
+
+    /* CONCAT: every dim, block types in whole blocks, a permuted source */
+    ct_tensor *b = T4(CT_TYPE_F32, 3, 5, 1, 2);
+    r = ct_concat(ctx, a, b, 1);
+    CHECK(fresh(r, CT_TYPE_F32, 3, 7, 1, 2) && r->op == CT_OP_CONCAT && srcs_are(r, a, b) && r->op_params[0] == 1 &&
+          params_zero_from(r, 1));
+    CHECK(fresh(ct_concat(ctx, a, T4(CT_TYPE_F32, 3, 2, 1, 4), 3), CT_TYPE_F32, 3, 2, 1, 6));
+    CHECK(fresh(ct_concat(ctx, T4(CT_TYPE_Q4_0, 64, 2, 1, 1), T4(CT_TYPE_Q4_0, 32, 2, 1, 1), 0), CT_TYPE_Q4_0, 96, 2,
+                1, 1));
+    CHECK(fresh(ct_concat(ctx, ct_transpose(ctx, T4(CT_TYPE_I8, 2, 3, 1, 1)), T4(CT_TYPE_I8, 1, 2, 1, 1), 0),
+                CT_TYPE_I8, 4, 2, 1, 1));
+    CHECK(ct_concat(ctx, a, b, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_concat: a ne[1]=2 but b ne[1]=5 (only dim 0 may differ)");
+    CHECK(ct_concat(ctx, a, b, 4) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_concat: dim=4 but must be 0..3");
+    CHECK(ct_concat(ctx, a, T4(CT_TYPE_F16, 3, 2, 1, 2), 2) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_concat: a type=f32 but b type=f16");
+
+    /* PAD */
+    r = ct_pad_ext(ctx, a, 1, 2, 0, 1, 3, 0, 0, 0);
+    CHECK(fresh(r, CT_TYPE_F32, 6, 3, 4, 2) && r->op == CT_OP_PAD && srcs_are(r, a, NULL) && r->op_params[0] == 1 &&
+          r->op_params[1] == 2 && r->op_params[3] == 1 && r->op_params[4] == 3 && r->op_params[8] == 0 &&
+          params_zero_from(r, 9));
+    r = ct_pad_ext_circular(ctx, a, 4, 3, 0, 0, 0, 0, 1, 1);
+    CHECK(fresh(r, CT_TYPE_F32, 10, 2, 1, 4) && r->op_params[8] == 1);
+    r = ct_pad(ctx, a, 1, 0, 0, 2);
+    CHECK(fresh(r, CT_TYPE_F32, 4, 2, 1, 4) && r->op_params[0] == 0 && r->op_params[1] == 1 && r->op_params[7] == 2);
+    CHECK(fresh(ct_pad(ctx, T4(CT_TYPE_F32, 0, 2, 1, 1), 3, 0, 0, 0), CT_TYPE_F32, 3, 2, 1, 1));
+    CHECK(ct_pad_ext_circular(ctx, T4(CT_TYPE_F32, 0, 2, 1, 1), 3, 0, 0, 0, 0, 0, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_pad_ext_circular: a ne=[0, 2, 1, 1] is empty: nothing to wrap around");
+    CHECK(ct_pad_ext(ctx, a, 0, 0, -1, 0, 0, 0, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_pad_ext: lp1=-1 rp1=0 but must be >= 0");
+    CHECK(ct_pad(ctx, T4(CT_TYPE_F16, 4, 1, 1, 1), 1, 0, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_pad: a type=f16 but must be f32");
+
+    /* ARANGE */
+    r = ct_arange(ctx, 0.0f, 10.0f, 3.0f);
+    CHECK(fresh(r, CT_TYPE_F32, 4, 1, 1, 1) && r->op == CT_OP_ARANGE && srcs_are(r, NULL, NULL) &&
+          ct_op_param_f32(r, 0) == 0.0f && ct_op_param_f32(r, 1) == 10.0f && ct_op_param_f32(r, 2) == 3.0f &&
+          params_zero_from(r, 3));
+    CHECK(ct_arange(ctx, 1.0f, 1.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_arange: start=1 stop=1 step=1 but must be finite with stop > start and step > 0");
+    CHECK(ct_arange(ctx, 0.0f, 1.0f, -1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_arange: start=0 stop=1 step=-1 but must be");
+    CHECK(ct_arange(ctx, 0.0f, NAN, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_arange: start=0 stop=nan step=1 but must be");
+    CHECK(ct_arange(ctx, 0.0f, 1e30f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_arange: start=0 stop=1e+30 step=1 give 1e+30 values but at most 2147483647");
+    CHECK(ct_arange(NULL, 0.0f, 1.0f, 1.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_arange: ctx is NULL");
+
+    /* ACC */
+    ct_tensor *x = T4(CT_TYPE_F32, 8, 4, 2, 1), *y = T4(CT_TYPE_F32, 4, 3, 2, 1);
+    r = ct_acc(ctx, x, y, x->nb[1], x->nb[2], x->nb[3], 8);
+    CHECK(fresh(r, CT_TYPE_F32, 8, 4, 2, 1) && r->op == CT_OP_ACC && srcs_are(r, x, y) &&
+          r->op_params[0] == (int32_t)x->nb[1] && r->op_params[1] == (int32_t)x->nb[2] &&
+          r->op_params[2] == (int32_t)x->nb[3] && r->op_params[3] == 8 && r->op_params[4] == 0 && params_zero_from(r, 5));
+    r = ct_acc_inplace(ctx, x, y, x->nb[1], x->nb[2], x->nb[3], 0);
+    CHECK(r && r->op == CT_OP_ACC && r->view_src == x && r->data == x->data && r->op_params[4] == 1);
+    /* b a strided view; the window's last element ends at a's last byte */
+    ct_tensor *yv = ct_view_2d(ctx, T4(CT_TYPE_F32, 8, 4, 1, 1), 8, 3, 32, 32);
+    CHECK(fresh(ct_acc(ctx, x, yv, 32, 96, 192, 256 - 4 - 7 * 4 - 2 * 32), CT_TYPE_F32, 8, 4, 2, 1));
+    CHECK(ct_acc(ctx, x, yv, 32, 96, 192, 256 - 7 * 4 - 2 * 32) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_acc: the window of b (nb1=32 nb2=96 nb3=192 offset=164) ends at byte 260 but a has 256");
+    CHECK(ct_acc(ctx, x, y, 30, 96, 192, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_acc: nb1=30 nb2=96 nb3=192 offset=0 but each must be a multiple of 4 below 2^31");
+    CHECK(ct_acc(ctx, x, T4(CT_TYPE_F32, 8, 4, 3, 1), 32, 96, 192, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_acc: b has 96 elements but a only 64");
+    CHECK(ct_acc(ctx, ct_transpose(ctx, x), y, 32, 96, 192, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "must be contiguous");
+    CHECK(ct_acc(ctx, x, ct_transpose(ctx, T4(CT_TYPE_F32, 3, 4, 1, 1)), 32, 96, 192, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_acc: b nb[0]=12 but its rows must be packed (nb[0]=4)");
+    CHECK(ct_acc_inplace(ctx, x, T4(CT_TYPE_F16, 4, 1, 1, 1), 32, 96, 192, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_acc_inplace: a type=f32 and b type=f16 but both must be f32");
+    CHECK(ct_acc(ctx, x, NULL, 32, 96, 192, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_acc: b is NULL");
+}
+
 int main(void) {
     tu_init("test_ops");
     ctx = ct_context_new((ct_context_params){.mem_size = 4 << 20, .mem_buffer = NULL, .no_alloc = false});
@@ -915,6 +1080,8 @@ int main(void) {
     test_norms();
     test_sum_rows();
     test_unary();
+    test_math();
+    test_shape_ops();
     test_scale();
     test_binary();
     test_soft_max();

@@ -179,6 +179,19 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_TOP_K] = {ct_cpu_argsort_supported, ct_cpu_argsort_work_size, ct_cpu_argsort},
     [CT_OP_MUL_MAT_ID] = {ct_cpu_mul_mat_id_supported, ct_cpu_mul_mat_id_work_size, ct_cpu_mul_mat_id},
     [CT_OP_ADD_ID] = {ct_cpu_mul_mat_id_supported, NULL, ct_cpu_mul_mat_id},
+    [CT_OP_SQR] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_SQRT] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_SIN] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_COS] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_LOG] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_CLAMP] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_LEAKY_RELU] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_FILL] = {ct_cpu_math_supported, NULL, ct_cpu_math},
+    [CT_OP_REPEAT] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_CONCAT] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_PAD] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_ARANGE] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_ACC] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

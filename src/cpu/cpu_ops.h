@@ -49,6 +49,13 @@ size_t ct_cpu_work_size(const ct_tensor *node, int n_threads);
 #define CT_CPU_DECLARE_FAMILY_1(family) /* a view op: nothing to compute */
 CT_OP_LIST(CT_CPU_DECLARE_FAMILY)
 
+/* The element-wise row engine (unary.c) of UNARY and the math ops: dst and src[0] F32 or
+ * F16 of one type and shape, any strides; dst's rows split over the node's threads, each
+ * chunk of at most 256 elements converted to float, fn(dst, src is F32, x, n) rewrites it
+ * in place, and the chunk is rounded back to dst's type. */
+typedef void (*ct_cpu_rows_fn)(const ct_tensor *dst, bool f32, float *x, int64_t n);
+void ct_cpu_map_rows(const ct_cpu_params *params, ct_tensor *dst, ct_cpu_rows_fn fn);
+
 size_t ct_cpu_mul_mat_work_size(const ct_tensor *dst, int n_threads);
 size_t ct_cpu_rope_work_size(const ct_tensor *dst, int n_threads);
 size_t ct_cpu_reduce_work_size(const ct_tensor *dst, int n_threads);

@@ -10,6 +10,7 @@
 #include "types/types_internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 enum { CHUNK = 256 };
@@ -88,12 +89,14 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *x, int64_t 
     }
 }
 
-void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
+/* The row engine of the element-wise families (UNARY here, the math ops in math.c):
+ * dst's rows split over the threads, each chunk of a row converted to float, fn run
+ * over it, the chunk converted back (cpu_ops.h). */
+void ct_cpu_map_rows(const ct_cpu_params *params, ct_tensor *dst, ct_cpu_rows_fn fn) {
     if (ct_is_empty(dst)) return;
     const ct_tensor *a = dst->src[0];
     const int64_t ne00 = a->ne[0], ne01 = a->ne[1], ne02 = a->ne[2];
     const bool f32 = a->type == CT_TYPE_F32;
-    const int32_t op = dst->op_params[0];
     const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
     const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
     float buf[CHUNK];
@@ -101,10 +104,17 @@ void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
         const int64_t i01 = r % ne01, i02 = (r / ne01) % ne02, i03 = r / (ne01 * ne02);
         const char *x = (const char *)a->data + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2] + (size_t)i03 * a->nb[3];
         char *y = (char *)dst->data + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2] + (size_t)i03 * dst->nb[3];
+        /* F16 rows with packed, 2-byte aligned elements go through the row converters (same values) */
+        const bool src_rows16 = !f32 && a->nb[0] == sizeof(ct_fp16) && (uintptr_t)x % sizeof(ct_fp16) == 0;
+        const bool dst_rows16 = !f32 && dst->nb[0] == sizeof(ct_fp16) && (uintptr_t)y % sizeof(ct_fp16) == 0;
         for (int64_t c0 = 0; c0 < ne00; c0 += CHUNK) {
             const int64_t n = ne00 - c0 < CHUNK ? ne00 - c0 : CHUNK;
-            if (f32) {
+            if (f32 && a->nb[0] == sizeof(float)) {
+                memcpy(buf, x + (size_t)c0 * sizeof(float), (size_t)n * sizeof(float));
+            } else if (f32) {
                 for (int64_t i = 0; i < n; i++) memcpy(&buf[i], x + (size_t)(c0 + i) * a->nb[0], sizeof(float));
+            } else if (src_rows16) { /* packed, aligned fp16: the (F16C) row converter */
+                ct_fp16_to_fp32_row((const ct_fp16 *)(const void *)(x + (size_t)c0 * sizeof(ct_fp16)), buf, n);
             } else {
                 for (int64_t i = 0; i < n; i++) {
                     ct_fp16 h;
@@ -112,9 +122,13 @@ void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
                     buf[i] = ct_fp16_to_fp32_inline(h);
                 }
             }
-            apply(op, dst, f32, buf, n);
-            if (f32) {
+            fn(dst, f32, buf, n);
+            if (f32 && dst->nb[0] == sizeof(float)) {
+                memcpy(y + (size_t)c0 * sizeof(float), buf, (size_t)n * sizeof(float));
+            } else if (f32) {
                 for (int64_t i = 0; i < n; i++) memcpy(y + (size_t)(c0 + i) * dst->nb[0], &buf[i], sizeof(float));
+            } else if (dst_rows16) {
+                ct_fp32_to_fp16_row(buf, (ct_fp16 *)(void *)(y + (size_t)c0 * sizeof(ct_fp16)), n);
             } else {
                 for (int64_t i = 0; i < n; i++) {
                     const ct_fp16 h = ct_fp32_to_fp16_inline(buf[i]);
@@ -124,3 +138,7 @@ void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) {
         }
     }
 }
+
+static void unary_rows(const ct_tensor *dst, bool f32, float *x, int64_t n) { apply(dst->op_params[0], dst, f32, x, n); }
+
+void ct_cpu_unary(const ct_cpu_params *params, ct_tensor *dst) { ct_cpu_map_rows(params, dst, unary_rows); }

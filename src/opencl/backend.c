@@ -109,6 +109,19 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_TOP_K] = {ct_ocl_argsort_supported, ct_ocl_encode_argsort},
     [CT_OP_MUL_MAT_ID] = {ct_ocl_mul_mat_id_supported, ct_ocl_encode_mul_mat_id},
     [CT_OP_ADD_ID] = {ct_ocl_mul_mat_id_supported, ct_ocl_encode_mul_mat_id},
+    [CT_OP_SQR] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_SQRT] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_SIN] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_COS] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_LOG] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_CLAMP] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_LEAKY_RELU] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_FILL] = {ct_ocl_math_supported, ct_ocl_encode_math},
+    [CT_OP_REPEAT] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_CONCAT] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_PAD] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_ARANGE] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_ACC] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

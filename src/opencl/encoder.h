@@ -145,6 +145,13 @@ ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* SUM_ROWS, MEAN */
 bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_sum_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* The element-wise engine (encoders/unary.c) of UNARY, SCALE and the math ops: kernel id
+ * over a 1-d launch of one element a work-item, taking (src0, dst, ct_unary_args) with op
+ * and p[4] as given. The check: F32 or F16 src0 and dst of one type and shape, int dims,
+ * every start and stride a multiple of the element size, the kernel available. */
+bool ct_ocl_elementwise_supported(const ct_ocl_device *dev, const ct_tensor *op, ct_ocl_kernel_id kid);
+ct_status ct_ocl_encode_elementwise(ct_ocl_enc *enc, ct_tensor *node, ct_ocl_kernel_id kid, int32_t op,
+                                    const float p[4]);
 /* UNARY */
 bool ct_ocl_unary_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_unary(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
@@ -169,6 +176,12 @@ ct_status ct_ocl_encode_reduce(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 bool ct_ocl_argsort_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_argsort(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 ct_status ct_ocl_argsort_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes);
+/* SQR, SQRT, SIN, COS, LOG, CLAMP, LEAKY_RELU, FILL (encoders/math.c) */
+bool ct_ocl_math_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_math(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* REPEAT, CONCAT, PAD, ARANGE, ACC (encoders/shape.c) */
+bool ct_ocl_shape_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_shape(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 
 /* ---- before encoding -------------------------------------------------------------- */
 

@@ -51,12 +51,14 @@ static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl", 
                                               "glu.cl",
                                               "sum.cl",
                                               "argsort.cl",
+                                              "math.cl",
+                                              "shape.cl",
 };
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};
 
 enum {
-    MAX_SOURCES = 24, /* files in a program, the prelude included */
+    MAX_SOURCES = 32, /* files in a program, the prelude included */
     PRELUDE_MAX = 2048,
     OPTIONS_MAX = 512,
     LOG_IN_MESSAGE = 360, /* the status message holds 512 bytes in all */

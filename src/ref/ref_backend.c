@@ -111,6 +111,19 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_TOP_K] = {ct_ref_argsort_supported, ct_ref_argsort},
     [CT_OP_MUL_MAT_ID] = {ct_ref_mul_mat_id_supported, ct_ref_mul_mat_id},
     [CT_OP_ADD_ID] = {ct_ref_mul_mat_id_supported, ct_ref_mul_mat_id},
+    [CT_OP_SQR] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_SQRT] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_SIN] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_COS] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_LOG] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_CLAMP] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_LEAKY_RELU] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_FILL] = {ct_ref_math_supported, ct_ref_math},
+    [CT_OP_REPEAT] = {ct_ref_shape_supported, ct_ref_shape},
+    [CT_OP_CONCAT] = {ct_ref_shape_supported, ct_ref_shape},
+    [CT_OP_PAD] = {ct_ref_shape_supported, ct_ref_shape},
+    [CT_OP_ARANGE] = {ct_ref_shape_supported, ct_ref_shape},
+    [CT_OP_ACC] = {ct_ref_shape_supported, ct_ref_shape},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

@@ -107,6 +107,10 @@ bool ct_set_rows_types_supported(const ct_tensor *op);
  * positions and F32 freq factors long enough, a known mode, n_dims, n_offs and
  * sections as the constructors allow (src/ops/rope.c). */
 bool ct_rope_node_valid(const ct_tensor *op);
+/* Whether a REPEAT, CONCAT, PAD, ARANGE or ACC node is one the constructors build (types,
+ * shapes, op_params, ACC's window inside a): the check every backend's support starts
+ * from (src/ops/shape.c). */
+bool ct_shape_node_valid(const ct_tensor *op);
 
 /* A GLU node one of the GLU constructors builds: F32/F16 a (and b, of a's type and shape)
  * with packed rows, dst of a's type, half a's ne0 (fused) or a's shape (split), a known

@@ -239,6 +239,42 @@ typedef struct ct_unary_args {
 } ct_unary_args;
 CT_ARGS_ASSERT(unary_args_size, sizeof(ct_unary_args) == 104);
 CT_ARGS_OFFSET_ASSERT(unary_args_ne00, ct_unary_args, ne00, 72);
+/* SQR, SQRT, SIN, COS, LOG, CLAMP, LEAKY_RELU, FILL (math.cl) take ct_unary_args with op one
+ * of these and p[0], p[1] the node's op_params[0], [1]. */
+#define CT_MATH_SQR 0
+#define CT_MATH_SQRT 1
+#define CT_MATH_SIN 2
+#define CT_MATH_COS 3
+#define CT_MATH_LOG 4
+#define CT_MATH_CLAMP 5
+#define CT_MATH_LEAKY_RELU 6
+#define CT_MATH_FILL 7
+/* REPEAT, CONCAT, PAD, ARANGE and ACC (shape.cl): one unit (an element, or a block of a block type
+ * in dim 0) of dst a work-item over a 2-d launch (ne0, and the rows ne1*ne2*ne3; ACC's window: b's
+ * shape), n units in all. ne00.. and ne0.. count units; es is the unit's bytes and vec whether every address
+ * and stride is a multiple of es in {1, 2, 4, 8} (else es bytes one at a time). op is a
+ * CT_SHAPE_*; p: CONCAT p[0] = dim, PAD p[0..8] its op_params, ACC p[0..3] nb1, nb2, nb3,
+ * offset; f: ARANGE f[0] start, f[2] step. CT_SHAPE_REPEAT of a into dst of a's shape is a
+ * copy (ACC's first step). */
+#define CT_SHAPE_REPEAT 0
+#define CT_SHAPE_CONCAT 1
+#define CT_SHAPE_PAD 2
+#define CT_SHAPE_ARANGE 3
+#define CT_SHAPE_ACC 4
+typedef struct ct_shape_args {
+    ct_u64 nb00, nb01, nb02, nb03;
+    ct_u64 nb10, nb11, nb12, nb13;
+    ct_u64 nb0, nb1, nb2, nb3;
+    ct_i64 ne00, ne01, ne02, ne03;
+    ct_i64 ne10, ne11, ne12, ne13;
+    ct_i64 ne0, ne1, ne2, ne3;
+    ct_u64 n;
+    ct_i32 op, es, vec, pad_;
+    ct_i32 p[10];
+    ct_f32 f[4];
+} ct_shape_args;
+CT_ARGS_ASSERT(shape_args_size, sizeof(ct_shape_args) == 272);
+CT_ARGS_OFFSET_ASSERT(shape_args_op, ct_shape_args, op, 200);
 /* ADD, SUB, MUL, DIV, ADD1 (binary.cl): dst[i0, i1, i2, i3] = src0[same] op src1[i0 % ne10,
  * i1 % ne11, i2 % ne12, i3 % ne13]; dst has src0's shape (ne0..ne2, nrows rows). op is a
  * CT_BIN_*; f16_0, f16_1, f16_d say which of src0, src1, dst are F16 (else F32);
