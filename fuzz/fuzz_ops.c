@@ -147,7 +147,8 @@ typedef enum ctor {
     C_VIEW_1D, C_VIEW_2D, C_VIEW_3D, C_VIEW_4D, C_RESHAPE, C_PERMUTE, C_TRANSPOSE, C_GET_ROWS,
     C_SET_ROWS, C_MUL_MAT, C_CPY, C_DUP, C_CONT, C_CAST, C_NORM, C_RMS_NORM, C_L2_NORM, C_GROUP_NORM,
     C_SUM_ROWS, C_MEAN, C_VIEW_TENSOR, C_TENSOR_DUP, C_RESHAPE_2D, C_TENSOR_NEW,
-    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_COUNT
+    C_UNARY, C_XIELU, C_SCALE, C_SCALE_BIAS, C_ADD, C_SUB, C_MUL, C_DIV, C_ADD1, C_SOFT_MAX, C_ROPE_EXT, C_ROPE_MULTI, C_FLASH_ATTN,
+    C_COUNT
 } ctor;
 
 static const struct {
@@ -176,6 +177,7 @@ static const struct {
     [C_MEAN] = {"ct_mean", CT_OP_MEAN},
     [C_ROPE_EXT] = {"ct_rope_ext", CT_OP_ROPE},
     [C_ROPE_MULTI] = {"ct_rope_multi", CT_OP_ROPE},
+    [C_FLASH_ATTN] = {"ct_flash_attn_ext", CT_OP_FLASH_ATTN_EXT},
     [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
@@ -283,6 +285,19 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
             t = inplace ? ct_rope_multi_inplace(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.5f, 1.0f, 32.0f, 1.0f)
                         : ct_rope_multi(ctx, a, b, ff, n_dims, sec, mode, 0, 10000.0f, 1.0f, 0.0f, 1.0f, 32.0f, 1.0f);
         if (t && offs != 0 && !ct_rope_set_offset(t, offs)) return NULL;
+        return t;
+    }
+    case C_FLASH_ATTN: {
+        /* q = a, k, v and the optional mask and sinks any tensors; the params from the bytes */
+        const uint8_t f = u8(r);
+        ct_tensor *k = pick(r, ts, n), *v = pick(r, ts, n);
+        ct_tensor *mask = f & 1 ? pick(r, ts, n) : NULL, *sinks = f & 2 ? pick(r, ts, n) : NULL;
+        const float scale = f & 4 ? (float)(int8_t)u8(r) / 16.0f : 0.125f;
+        const float max_bias = f & 8 ? (float)(int8_t)u8(r) / 8.0f : 0.0f;
+        const float softcap = f & 16 ? (float)(int8_t)u8(r) : 0.0f;
+        ct_tensor *t = ct_flash_attn_ext(ctx, a, k, v, mask, scale, max_bias, softcap);
+        if (t && sinks && !ct_flash_attn_ext_add_sinks(t, sinks)) return NULL;
+        if (t && (f & 32) && !ct_flash_attn_ext_set_prec(t, (int)(int8_t)u8(r))) return NULL;
         return t;
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);

@@ -171,6 +171,7 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_cpu_binary_supported, NULL, ct_cpu_binary},
     [CT_OP_SOFT_MAX] = {ct_cpu_soft_max_supported, NULL, ct_cpu_soft_max},
     [CT_OP_ROPE] = {ct_cpu_rope_supported, ct_cpu_rope_work_size, ct_cpu_rope},
+    [CT_OP_FLASH_ATTN_EXT] = {ct_cpu_flash_attn_supported, ct_cpu_flash_attn_work_size, ct_cpu_flash_attn},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

@@ -51,5 +51,6 @@ CT_OP_LIST(CT_CPU_DECLARE_FAMILY)
 
 size_t ct_cpu_mul_mat_work_size(const ct_tensor *dst, int n_threads);
 size_t ct_cpu_rope_work_size(const ct_tensor *dst, int n_threads);
+size_t ct_cpu_flash_attn_work_size(const ct_tensor *dst, int n_threads);
 
 #endif

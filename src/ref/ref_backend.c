@@ -103,6 +103,7 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_ref_binary_supported, ct_ref_binary},
     [CT_OP_SOFT_MAX] = {ct_ref_soft_max_supported, ct_ref_soft_max},
     [CT_OP_ROPE] = {ct_ref_rope_supported, ct_ref_rope},
+    [CT_OP_FLASH_ATTN_EXT] = {ct_ref_flash_attn_supported, ct_ref_flash_attn},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */
