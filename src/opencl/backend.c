@@ -101,6 +101,7 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_ADD1] = {ct_ocl_binary_supported, ct_ocl_encode_binary},
     [CT_OP_SOFT_MAX] = {ct_ocl_soft_max_supported, ct_ocl_encode_soft_max},
     [CT_OP_ROPE] = {ct_ocl_rope_supported, ct_ocl_encode_rope},
+    [CT_OP_FLASH_ATTN_EXT] = {ct_ocl_flash_attn_supported, ct_ocl_encode_flash_attn},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

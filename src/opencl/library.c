@@ -44,7 +44,8 @@ ct_ocl_kernel_id ct_ocl_kernel_for(ct_ocl_family family, ct_type type) {
 static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl",    "cpy.cl",     "get_rows.cl",
                                               "set_rows.cl",         "mul_mat.cl", "mul_mvq.cl", "norm.cl",
                                               "sum_rows.cl",         "unary.cl",   "binary.cl",
-                                              "soft_max.cl",         "rope.cl"};
+                                              "soft_max.cl",         "rope.cl",
+                                              "flash_attn.cl"};
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};
 
