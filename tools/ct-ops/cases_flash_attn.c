@@ -53,10 +53,10 @@ static void fa_test_cases(cto_case_list *l) {
     for (int t = 0; t < 9; t++) {
         const ct_type ty = kv_types[t];
         add_fa(l, 64, 64, 4, 1, 1, 113, 3, M | V, 0.0f, 0.0f, ty, ty);
-        add_fa(l, 64, 64, 4, 4, 3, 512, 1, M | S | V, 0.0f, 0.0f, ty, ty);
-        add_fa(l, 64, 64, 4, 1, 3, 113, 32, M | V, 8.0f, 0.0f, ty, ty);
-        add_fa(l, 64, 64, 4, 4, 1, 512, 75, S | V, 0.0f, 0.0f, ty, ty);
-        add_fa(l, 72, 72, 4, 1, 1, 113, 32, M | S | V | FA_PERM, 0.0f, 0.0f, ty, ty);
+        add_fa(l, 64, 64, 4, 4, 3, 256, 1, M | S | V, 0.0f, 0.0f, ty, ty);
+        add_fa(l, 64, 64, 4, 1, 3, 113, 9, M | V, 8.0f, 0.0f, ty, ty);
+        add_fa(l, 64, 64, 4, 4, 1, 130, 19, S | V, 0.0f, 0.0f, ty, ty);
+        add_fa(l, 72, 72, 4, 1, 1, 113, 9, M | S | V | FA_PERM, 0.0f, 0.0f, ty, ty);
     }
     /* head sizes (F16 K/V) as ggml's list pairs them, Dk != Dv included */
     static const int hs[][2] = {{40, 40},   {64, 64},   {72, 72},   {80, 80},   {96, 64},  {96, 96},  {112, 112},
@@ -64,25 +64,25 @@ static void fa_test_cases(cto_case_list *l) {
     for (int i = 0; i < CTO_N_OF(hs); i++) {
         const int k = hs[i][0], v = hs[i][1];
         const int vofk = k == 576 ? FA_VOFK : 0;
-        add_fa(l, k, v, 4, 1, 1, 113, 32, M | V | vofk, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
-        add_fa(l, k, v, 4, 1, 1, 512, 1, M | S | V | vofk, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
-        add_fa(l, k, v, 4, 1, 1, 113, 75, S | V | vofk | FA_PERM, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+        add_fa(l, k, v, 2, 1, 1, 113, 9, M | V | vofk, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+        add_fa(l, k, v, 2, 1, 1, 300, 1, M | S | V | vofk, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+        add_fa(l, k, v, 2, 1, 1, 61, 17, S | V | vofk | FA_PERM, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     }
-    add_fa(l, 576, 512, 1, 20, 1, 512, 3, M | V | FA_VOFK, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
-    add_fa(l, 320, 256, 1, 32, 1, 512, 3, M | S | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
-    add_fa(l, 128, 128, 4, 12, 1, 512, 3, M | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 576, 512, 1, 20, 1, 256, 3, M | V | FA_VOFK, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 320, 256, 1, 32, 1, 256, 2, M | S | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 128, 128, 4, 12, 1, 256, 3, M | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     /* softcap (Gemma 2), with ALiBi and sinks */
-    add_fa(l, 128, 128, 4, 1, 1, 113, 32, M | S | V, 8.0f, 10.0f, CT_TYPE_F16, CT_TYPE_F16);
-    add_fa(l, 128, 128, 4, 1, 1, 1024, 1, V, 0.0f, 10.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 128, 128, 4, 1, 1, 113, 9, M | S | V, 8.0f, 10.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 128, 128, 4, 1, 1, 600, 1, V, 0.0f, 10.0f, CT_TYPE_F16, CT_TYPE_F16);
     /* odd sizes and mixed types (ggml's asymmetric and mixed cases) */
-    add_fa(l, 65, 67, 4, 1, 1, 113, 75, M | S | V, 8.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
-    add_fa(l, 65, 67, 4, 1, 1, 17, 75, V, 0.0f, 1.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 65, 67, 4, 1, 1, 113, 19, M | S | V, 8.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 65, 67, 4, 1, 1, 17, 19, V, 0.0f, 1.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 72, 64, 4, 1, 1, 256, 2, M | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 72, 4, 1, 1, 256, 2, M | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 64, 4, 1, 1, 128, 2, M | V, 0.0f, 0.0f, CT_TYPE_Q8_0, CT_TYPE_Q4_0);
     add_fa(l, 64, 64, 4, 1, 1, 128, 2, M | V, 0.0f, 0.0f, CT_TYPE_Q4_0, CT_TYPE_F16);
     add_fa(l, 64, 64, 4, 1, 1, 96, 2, M | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F32);
-    add_fa(l, 64, 64, 8, 4, 1, 1024, 64, M | V, 0.0f, 0.0f, CT_TYPE_Q4_0, CT_TYPE_Q4_0);
+    add_fa(l, 64, 64, 2, 4, 1, 300, 64, M | V, 0.0f, 0.0f, CT_TYPE_Q4_0, CT_TYPE_Q4_0);
     /* edges: one key, one row, one head, small odd head sizes, the mask per head and longer than
      * n_kv/n_q, wholly masked rows (with and without sinks), no keys, Q with edge values */
     add_fa(l, 64, 64, 1, 1, 1, 1, 1, M, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
@@ -94,7 +94,7 @@ static void fa_test_cases(cto_case_list *l) {
     add_fa(l, 64, 64, 2, 1, 1, 0, 3, M, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 64, 2, 1, 1, 0, 3, S, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 64, 2, 1, 1, 50, 4, M | FA_BIG, 0.0f, 0.0f, CT_TYPE_F32, CT_TYPE_F32);
-    add_fa(l, 32, 32, 2, 2, 1, 300, 70, M | S | FA_PERM, 0.0f, 0.0f, CT_TYPE_Q4_1, CT_TYPE_Q5_0);
+    add_fa(l, 32, 32, 2, 2, 1, 300, 20, M | S | FA_PERM, 0.0f, 0.0f, CT_TYPE_Q4_1, CT_TYPE_Q5_0);
 }
 
 static void fa_perf_cases(cto_case_list *l, double s) {
