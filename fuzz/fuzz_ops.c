@@ -154,6 +154,7 @@ typedef enum ctor {
     C_MUL_MAT_ID, C_ADD_ID,
     C_SQR, C_SQRT, C_SIN, C_COS, C_LN, C_CLAMP, C_LEAKY_RELU, C_FILL,
     C_REPEAT, C_CONCAT, C_PAD, C_ARANGE, C_ACC,
+    C_FLASH_ATTN,
     C_COUNT
 } ctor;
 
@@ -196,6 +197,7 @@ static const struct {
     [C_PAD] = {"ct_pad_ext", CT_OP_PAD},
     [C_ARANGE] = {"ct_arange", CT_OP_ARANGE},
     [C_ACC] = {"ct_acc", CT_OP_ACC},
+    [C_FLASH_ATTN] = {"ct_flash_attn_ext", CT_OP_FLASH_ATTN_EXT},
     [C_VIEW_TENSOR] = {"ct_view_tensor", CT_OP_VIEW},
     [C_TENSOR_DUP] = {"ct_tensor_dup", CT_OP_NONE},
     [C_RESHAPE_2D] = {"ct_reshape_2d", CT_OP_RESHAPE},
@@ -368,6 +370,18 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
         ct_tensor *b = pick(r, ts, n);
         const size_t nb1 = (size_t)u8(r) * 2, nb2 = (size_t)u8(r) * 8, nb3 = (size_t)u8(r) * 16, offs = (size_t)u8(r) * 2;
         return u8(r) & 1 ? ct_acc_inplace(ctx, a, b, nb1, nb2, nb3, offs) : ct_acc(ctx, a, b, nb1, nb2, nb3, offs);
+    case C_FLASH_ATTN: {
+        /* q = a, k, v and the optional mask and sinks any tensors; the params from the bytes */
+        const uint8_t f = u8(r);
+        ct_tensor *k = pick(r, ts, n), *v = pick(r, ts, n);
+        ct_tensor *mask = f & 1 ? pick(r, ts, n) : NULL, *sinks = f & 2 ? pick(r, ts, n) : NULL;
+        const float scale = f & 4 ? (float)(int8_t)u8(r) / 16.0f : 0.125f;
+        const float max_bias = f & 8 ? (float)(int8_t)u8(r) / 8.0f : 0.0f;
+        const float softcap = f & 16 ? (float)(int8_t)u8(r) : 0.0f;
+        ct_tensor *t = ct_flash_attn_ext(ctx, a, k, v, mask, scale, max_bias, softcap);
+        if (t && sinks && !ct_flash_attn_ext_add_sinks(t, sinks)) return NULL;
+        if (t && (f & 32) && !ct_flash_attn_ext_set_prec(t, (int)(int8_t)u8(r))) return NULL;
+        return t;
     }
     case C_VIEW_TENSOR: return ct_view_tensor(ctx, a);
     case C_TENSOR_DUP: return ct_tensor_dup(ctx, a);

@@ -295,9 +295,10 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     case GGML_OP_SOFT_MAX: n_src = 3, n_opt = 2; break; /* the mask and the sinks */
     case GGML_OP_ROPE: n_src = node->src[2] ? 3 : 2; break; /* src[2]: the optional freq factors */
     case GGML_OP_GLU: n_src = 2, n_opt = 1; break; /* src[1]: the split form's gate */
+    case GGML_OP_FLASH_ATTN_EXT: n_src = 5, n_opt = 2; break; /* q, k, v; the mask and the sinks */
     default: break;
     }
-    ct_tensor *s[3] = {NULL, NULL, NULL};
+    ct_tensor *s[5] = {NULL, NULL, NULL, NULL, NULL};
     for (int i = 0; i < GGML_MAX_SRC; i++) {
         const bool optional = i < n_src && i >= n_src - n_opt;
         if (!optional && (i < n_src) != (node->src[i] != NULL)) return CTG_NO(x, "operands ctensor's op does not take");
@@ -401,6 +402,17 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
         const int32_t *p = node->op_params;
         if (p[0] < 0 || p[1] < 0 || p[2] < 0 || p[3] < 0) return CTG_NO(x, "ACC with a negative stride or offset");
         r = (p[4] ? ct_acc_inplace : ct_acc)(c, s[0], s[1], (size_t)p[0], (size_t)p[1], (size_t)p[2], (size_t)p[3]);
+        break;
+    }
+    case GGML_OP_FLASH_ATTN_EXT: {
+        /* op_params [3] precision (ctensor accumulates in F32 for either) and [4] n_kv_max (a
+         * hint that the mask is sparse) pass through */
+        const int32_t *p = node->op_params;
+        r = ct_flash_attn_ext(c, s[0], s[1], s[2], s[3], ctg_param_f32(node, 0), ctg_param_f32(node, 1),
+                              ctg_param_f32(node, 2));
+        if (r && s[4]) r = ct_flash_attn_ext_add_sinks(r, s[4]);
+        if (r) r = ct_flash_attn_ext_set_prec(r, p[3]);
+        if (r && p[4] >= 0) r->op_params[4] = p[4];
         break;
     }
     default: return CTG_NO(x, "ctensor has no such op");

@@ -266,7 +266,8 @@ CT_API ct_status ct_dequantize_row(ct_type type, const void *src, float *dst, in
     X(CONCAT,     "CONCAT",     0, shape)         \
     X(PAD,        "PAD",        0, shape)         \
     X(ARANGE,     "ARANGE",     0, shape)         \
-    X(ACC,        "ACC",        0, shape)
+    X(ACC,        "ACC",        0, shape)         \
+    X(FLASH_ATTN_EXT, "FLASH_ATTN_EXT", 0, flash_attn)
 
 typedef enum ct_op {
 #define CT_OP_ENUM_ENTRY(id, name, is_view, family) CT_OP_##id,
@@ -675,6 +676,30 @@ CT_API ct_tensor *ct_acc(ct_context *ctx, ct_tensor *a, ct_tensor *b, size_t nb1
                          size_t offset);
 CT_API ct_tensor *ct_acc_inplace(ct_context *ctx, ct_tensor *a, ct_tensor *b, size_t nb1, size_t nb2, size_t nb3,
                                  size_t offset);
+/* Attention of F32 q over k and v with an online softmax (ggml_flash_attn_ext; docs/TENSORS.md,
+ * FLASH_ATTN_EXT). q [Dk, n_q, n_head, ne3]; k [Dk, n_kv, n_head_k, ne3] and v [Dv, n_kv, n_head_v,
+ * ne3] of type F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 or IQ4_NL (each its own), n_head_k and
+ * n_head_v dividing n_head (grouped-query attention: head h reads kv head h / (n_head / n_head_k));
+ * mask NULL or F16, contiguous, [>= n_kv, >= n_q, dividing n_head, dividing ne3]. For query row
+ * (i1, h, i3): s_j = scale * (q . k_j) (with logit_softcap != 0: logit_softcap * tanh(s_j /
+ * logit_softcap)) + slope(h) * mask[j, i1, h % mask.ne2, i3 % mask.ne3], then
+ * out = sum_j exp(s_j - M) v_j / (sum_j exp(s_j - M) + exp(sink_h - M)) with no sink term without
+ * sinks, zeros where that sum is 0 (every s_j -inf and no sinks). slope as ct_soft_max_ext
+ * (max_bias > 0 needs a mask). The result is F32 [Dv, n_head, n_q, ne3] (heads and rows swapped,
+ * as ggml). scale, max_bias and logit_softcap finite. op_params: [0] scale, [1] max_bias,
+ * [2] logit_softcap (floats), [3] precision (CT_PREC_*), [4] n_kv_max (a hint: ignored). */
+CT_API ct_tensor *ct_flash_attn_ext(ct_context *ctx, ct_tensor *q, ct_tensor *k, ct_tensor *v, ct_tensor *mask,
+                                    float scale, float max_bias, float logit_softcap);
+/* Adds per-head sinks to a FLASH_ATTN_EXT node t (ggml_flash_attn_ext_add_sinks): F32 with
+ * ne0 == q's n_head (row 0 is used), t without sinks yet; NULL removes them. Returns t, or
+ * NULL + status. */
+CT_API ct_tensor *ct_flash_attn_ext_add_sinks(ct_tensor *t, ct_tensor *sinks);
+/* The accumulation precision of FLASH_ATTN_EXT t (ggml_flash_attn_ext_set_prec): CT_PREC_DEFAULT
+ * or CT_PREC_F32 (ggml's numbers; every backend accumulates in F32 either way). Returns t, or
+ * NULL + status. */
+#define CT_PREC_DEFAULT 0
+#define CT_PREC_F32     10
+CT_API ct_tensor *ct_flash_attn_ext_set_prec(ct_tensor *t, int prec);
 
 /* Reads the float op parameter at index i of op_params (eps of the norms). */
 CT_API float ct_op_param_f32(const ct_tensor *t, int i);

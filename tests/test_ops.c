@@ -644,6 +644,63 @@ static void test_rope(void) {
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_rope_set_offset: t is NULL");
 }
 
+static void test_flash_attn(void) {
+    ct_tensor *q = T4(CT_TYPE_F32, 64, 7, 8, 2), *k = T4(CT_TYPE_F16, 64, 33, 2, 2), *v = T4(CT_TYPE_Q8_0, 96, 33, 4, 2);
+    ct_tensor *m = T4(CT_TYPE_F16, 40, 8, 1, 2), *s = T4(CT_TYPE_F32, 8, 1, 1, 1);
+    ct_tensor *r = ct_flash_attn_ext(ctx, q, k, v, m, 0.125f, 8.0f, 30.0f);
+    CHECK(r && r->op == CT_OP_FLASH_ATTN_EXT && r->type == CT_TYPE_F32);
+    CHECK(r && r->ne[0] == 96 && r->ne[1] == 8 && r->ne[2] == 7 && r->ne[3] == 2);
+    CHECK(r && ct_op_param_f32(r, 0) == 0.125f && ct_op_param_f32(r, 1) == 8.0f && ct_op_param_f32(r, 2) == 30.0f);
+    CHECK(r && r->src[0] == q && r->src[1] == k && r->src[2] == v && r->src[3] == m && r->src[4] == NULL);
+    CHECK(ct_flash_attn_ext_add_sinks(r, s) == r && r->src[4] == s);
+    CHECK(ct_flash_attn_ext_add_sinks(r, s) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext_add_sinks: t has sinks already");
+    CHECK(ct_flash_attn_ext_add_sinks(r, NULL) == r && r->src[4] == NULL);
+    CHECK(ct_flash_attn_ext_add_sinks(r, T4(CT_TYPE_F32, 4, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext_add_sinks: sinks ne=[4, 1, 1, 1] but must have ne0 == q's ne2=8");
+    CHECK(ct_flash_attn_ext_add_sinks(r, T4(CT_TYPE_F16, 8, 1, 1, 1)) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext_add_sinks: sinks type=f16 but must be f32");
+    CHECK(ct_flash_attn_ext_set_prec(r, CT_PREC_F32) == r && r->op_params[3] == CT_PREC_F32);
+    CHECK(ct_flash_attn_ext_set_prec(r, 20) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext_set_prec: prec=20 but must be 0 (CT_PREC_DEFAULT) or 10");
+    CHECK(ct_flash_attn_ext_set_prec(ct_mean(ctx, q), 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext_set_prec: t op=MEAN but must be FLASH_ATTN_EXT");
+    CHECK(ct_flash_attn_ext_add_sinks(NULL, s) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext_add_sinks: t is NULL");
+    /* no mask; empty n_kv and n_q */
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, NULL, 1.0f, 0.0f, 0.0f) != NULL);
+    CHECK(ct_flash_attn_ext(ctx, T4(CT_TYPE_F32, 64, 0, 8, 2), T4(CT_TYPE_F16, 64, 0, 2, 2), T4(CT_TYPE_F16, 64, 0, 2, 2),
+                            NULL, 1.0f, 0.0f, 0.0f) != NULL);
+    /* refused */
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, NULL, 1.0f, 8.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: max_bias=8 > 0 (ALiBi) but mask is NULL");
+    CHECK(ct_flash_attn_ext(ctx, T4(CT_TYPE_F16, 64, 7, 8, 2), k, v, m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: q type=f16 but must be f32");
+    CHECK(ct_flash_attn_ext(ctx, q, T4(CT_TYPE_Q4_K, 256, 33, 2, 2), v, m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: k type=q4_K, v type=q8_0 but each must be f32, f16");
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, m, NAN, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: scale=nan, max_bias=0, logit_softcap=0 but all must be finite");
+    CHECK(ct_flash_attn_ext(ctx, q, T4(CT_TYPE_F16, 32, 33, 2, 2), v, m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: k ne0=32 but must be q ne0=64 (the K head size)");
+    CHECK(ct_flash_attn_ext(ctx, q, k, T4(CT_TYPE_F16, 96, 32, 4, 2), m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: v ne1=32 but must be k ne1=33 (n_kv)");
+    CHECK(ct_flash_attn_ext(ctx, q, T4(CT_TYPE_F16, 64, 33, 2, 1), v, m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: k ne3=1, v ne3=2 but both must be q ne3=2");
+    CHECK(ct_flash_attn_ext(ctx, q, T4(CT_TYPE_F16, 64, 33, 3, 2), v, m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: k ne2=3, v ne2=4 but each must be >= 1 and divide q ne2=8");
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, T4(CT_TYPE_F32, 40, 8, 1, 2), 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: mask type=f32 but must be f16 and contiguous");
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, ct_transpose(ctx, T4(CT_TYPE_F16, 8, 40, 1, 2)), 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "(not contiguous) but must be f16 and contiguous");
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, T4(CT_TYPE_F16, 32, 8, 1, 2), 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: mask ne0=32, ne1=8 but must have ne0 >= n_kv=33 and ne1 >= n_q=7");
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, T4(CT_TYPE_F16, 40, 6, 1, 2), 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK(ct_flash_attn_ext(ctx, q, k, v, T4(CT_TYPE_F16, 40, 8, 3, 2), 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: mask ne2=3, ne3=2 but must be >= 1 and divide q ne2=8, ne3=2");
+    CHECK(ct_flash_attn_ext(ctx, q, NULL, v, m, 1.0f, 0.0f, 0.0f) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_flash_attn_ext: k is NULL");
+}
+
 /* With the arena exactly full, every constructor reports CT_OUT_OF_MEMORY and
  * consumes nothing; in a no_alloc context results have no data. */
 static void test_glu(void) {
@@ -1090,6 +1147,7 @@ int main(void) {
     test_reduce_argsort();
     test_mul_mat_id();
     test_add_id();
+    test_flash_attn();
     test_arena_full();
     ct_context_free(ctx);
     return tu_finish();

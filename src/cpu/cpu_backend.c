@@ -192,6 +192,7 @@ static const cpu_op cpu_ops[CT_OP_COUNT] = {
     [CT_OP_PAD] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
     [CT_OP_ARANGE] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
     [CT_OP_ACC] = {ct_cpu_shape_supported, NULL, ct_cpu_shape},
+    [CT_OP_FLASH_ATTN_EXT] = {ct_cpu_flash_attn_supported, ct_cpu_flash_attn_work_size, ct_cpu_flash_attn},
 };
 
 /* The op's entry, or NULL when the CPU has no function for it. */

@@ -61,5 +61,6 @@ size_t ct_cpu_rope_work_size(const ct_tensor *dst, int n_threads);
 size_t ct_cpu_reduce_work_size(const ct_tensor *dst, int n_threads);
 size_t ct_cpu_argsort_work_size(const ct_tensor *dst, int n_threads);
 size_t ct_cpu_mul_mat_id_work_size(const ct_tensor *dst, int n_threads);
+size_t ct_cpu_flash_attn_work_size(const ct_tensor *dst, int n_threads);
 
 #endif

@@ -122,6 +122,7 @@ static const ct_ocl_op ct_ocl_ops[CT_OP_COUNT] = {
     [CT_OP_PAD] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
     [CT_OP_ARANGE] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
     [CT_OP_ACC] = {ct_ocl_shape_supported, ct_ocl_encode_shape},
+    [CT_OP_FLASH_ATTN_EXT] = {ct_ocl_flash_attn_supported, ct_ocl_encode_flash_attn},
 };
 
 static bool is_noop(const ct_tensor *node) { return ct_op_is_view(node->op); }

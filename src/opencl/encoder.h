@@ -183,6 +183,12 @@ ct_status ct_ocl_encode_math(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 bool ct_ocl_shape_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_shape(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 
+/* FLASH_ATTN_EXT */
+bool ct_ocl_flash_attn_supported(const ct_ocl_device *dev, const ct_tensor *op);
+ct_status ct_ocl_encode_flash_attn(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* The work memory FLASH_ATTN_EXT's encoder will take for node (0 when none). */
+ct_status ct_ocl_flash_attn_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes);
+
 /* ---- before encoding -------------------------------------------------------------- */
 
 /* The work memory node's encoder will take (0 for most ops). */

@@ -53,6 +53,7 @@ static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl", 
                                               "argsort.cl",
                                               "math.cl",
                                               "shape.cl",
+                                              "flash_attn.cl",
 };
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};

@@ -124,6 +124,7 @@ static const ref_op ref_ops[CT_OP_COUNT] = {
     [CT_OP_PAD] = {ct_ref_shape_supported, ct_ref_shape},
     [CT_OP_ARANGE] = {ct_ref_shape_supported, ct_ref_shape},
     [CT_OP_ACC] = {ct_ref_shape_supported, ct_ref_shape},
+    [CT_OP_FLASH_ATTN_EXT] = {ct_ref_flash_attn_supported, ct_ref_flash_attn},
 };
 
 /* The op's entry, or NULL when REF has no function for it. */

@@ -117,6 +117,16 @@ bool ct_shape_node_valid(const ct_tensor *op);
  * sub-op, swapped 0 or 1 (0 when split). Any strides for dims 1..3 (src/ops/glu.c). */
 bool ct_glu_node_valid(const ct_tensor *op);
 
+/* The K and V types FLASH_ATTN_EXT takes (src/ops/flash_attn.c). */
+bool ct_flash_attn_kv_type(ct_type t);
+/* A FLASH_ATTN_EXT node any backend can compute: the constructor's shapes and types
+ * (src/ops/flash_attn.c), sinks F32 of n_head, a known precision. */
+bool ct_flash_attn_node_valid(const ct_tensor *op);
+/* The type whose precision ggml-cpu rounds Q to before the K dot products of op (F32: none):
+ * K's vec_dot type (F16, BF16, Q8_0 for the quantized ones), except F32 where ggml-cpu's tiled
+ * path runs (F32 or F16 K of V's type and n_q >= 64). */
+ct_type ct_flash_attn_q_type(const ct_tensor *op);
+
 /* op_params as float bits. */
 void ct_tensor_set_param_f32(ct_tensor *t, int i, float value);
 

@@ -56,6 +56,12 @@ static double op_bytes(const cto_case *c, const ct_tensor *out) {
 }
 
 static double op_flops(const ct_tensor *out) {
+    if (out->op == CT_OP_FLASH_ATTN_EXT) {
+        /* the two matrix products: n_q * n_head * ne3 rows of n_kv * (Dk + Dv) multiply-adds */
+        const ct_tensor *q = out->src[0], *k = out->src[1], *v = out->src[2];
+        return 2.0 * (double)ct_nrows(q) * (double)k->ne[1] * (double)(k->ne[0] + v->ne[0]);
+    }
+    /* MUL_MAT_ID: every result element is one k-long dot product too */
     if (out->op != CT_OP_MUL_MAT && out->op != CT_OP_MUL_MAT_ID) return 0.0;
     return 2.0 * (double)out->src[0]->ne[0] * (double)ct_nelements(out);
 }

@@ -348,4 +348,23 @@ typedef struct ct_argsort_args {
 CT_ARGS_ASSERT(argsort_args_size, sizeof(ct_argsort_args) == 80);
 CT_ARGS_OFFSET_ASSERT(argsort_args_ne00, ct_argsort_args, ne00, 48);
 
+/* FLASH_ATTN_EXT (flash_attn.cl): q, k, v, the mask's and dst's strides (dims 1..3), the sinks'
+ * stride; Dk, Dv, n_q, n_kv, n_head, the K and V head ratios rk2 = n_head / k's ne2 and rv2,
+ * the mask's broadcast dims; k_type/v_type (CT_T_*), q_round (0 none, 1 F16, 2 BF16, 3 Q8_0:
+ * ct_flash_attn_q_type), has_mask/has_sinks; qb query rows per work-group, n_split key chunks
+ * of chunk keys (n_split > 1: partials into the work memory, merged by the reduce kernel);
+ * the softmax's constants (scale already divided by logit_softcap when that is not 0). */
+typedef struct ct_flash_attn_args {
+    ct_u64 nbq1, nbq2, nbq3;
+    ct_u64 nbk1, nbk2, nbk3;
+    ct_u64 nbv1, nbv2, nbv3;
+    ct_u64 nbm1, nbm2, nbm3;
+    ct_u64 nbs0, nb1, nb2, nb3;
+    ct_i32 dk, dv, n_q, n_kv, n_head, rk2, rv2, nem2, nem3;
+    ct_i32 k_type, v_type, q_round, has_mask, has_sinks, n_head_log2, qb, n_split, chunk;
+    ct_f32 scale, softcap, max_bias, m0, m1, pad0;
+} ct_flash_attn_args;
+CT_ARGS_ASSERT(flash_attn_args_size, sizeof(ct_flash_attn_args) == 224);
+CT_ARGS_OFFSET_ASSERT(flash_attn_args_dk, ct_flash_attn_args, dk, 128);
+
 #endif
