@@ -142,6 +142,9 @@ static void perf_case(const cto_opts *o, ct_device *dev, ct_backend *be, const c
                              : PERF_MAX_OPS;
         while (n_rep > 1 && out_bytes * n_rep > PERF_MAX_OUT_BYTES) n_rep /= 2;
         n_sets = need > 0 ? (int)fmin(n_rep, fmin(PERF_MAX_SETS, ceil(PERF_CACHE_GUARD / need))) : 1;
+        /* every set's inputs are leaves of one builder (FLASH_ATTN_EXT has four) */
+        const int sets_fit = (CTO_MAX_LEAF - 1) / (b.n_leaf > 0 ? b.n_leaf : 1);
+        if (n_sets > sets_fit) n_sets = sets_fit > 0 ? sets_fit : 1;
     }
     need = need * n_sets + out_bytes * (n_rep - n_sets);
     size_t mfree = 0, mtotal = 0;

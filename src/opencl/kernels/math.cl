@@ -4,11 +4,12 @@
 
 float math_apply(const int op, const float x, const ct_unary_args a) {
     switch (op) {
-    case CT_MATH_SQR: return x * x;
-    case CT_MATH_SQRT: return sqrt(x);
-    case CT_MATH_SIN: return sin(x);
-    case CT_MATH_COS: return cos(x);
-    case CT_MATH_LOG: return log(x);
+    /* NaNs as the CPU makes them (ct_xnan, common.cl): GPUs return another NaN */
+    case CT_MATH_SQR: return ct_xmul(x, x);
+    case CT_MATH_SQRT: return ct_xnan(x, x, sqrt(x));
+    case CT_MATH_SIN: return ct_xnan(x, x, sin(x));
+    case CT_MATH_COS: return ct_xnan(x, x, cos(x));
+    case CT_MATH_LOG: return ct_xnan(x, x, log(x));
     case CT_MATH_CLAMP: {
         const float m = x < a.p[1] ? x : a.p[1]; /* MIN(x, max), then MAX(., min): NaN gives max */
         return m > a.p[0] ? m : a.p[0];

@@ -42,7 +42,8 @@
             return;                                                                                             \
         }                                                                                                       \
         const __global T *y = (const __global T *)(src1 + offs1 + (ulong)e * a.nb11);                          \
-        for (int i = get_local_id(0); i < a.ne0; i += get_local_size(0)) STORE(LOAD(x, i) + LOAD(y, i), d, i);  \
+        for (int i = get_local_id(0); i < a.ne0; i += get_local_size(0))                                         \
+            STORE(ct_xadd(LOAD(x, i), LOAD(y, i)), d, i); /* the CPU's NaNs */                                  \
     }
 
 #define ADD_ID_LD_F32(p, i) ((p)[i])
