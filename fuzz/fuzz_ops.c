@@ -327,6 +327,7 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
     case C_ADD_ID: {
         ct_tensor *b = pick(r, ts, n), *ids = pick(r, ts, n);
         return c == C_MUL_MAT_ID ? ct_mul_mat_id(ctx, a, b, ids) : ct_add_id(ctx, a, b, ids);
+    }
     /* the math ops, each also in place (a view of a) */
     case C_SQR: return u8(r) & 1 ? ct_sqr_inplace(ctx, a) : ct_sqr(ctx, a);
     case C_SQRT: return u8(r) & 1 ? ct_sqrt_inplace(ctx, a) : ct_sqrt(ctx, a);
@@ -370,6 +371,7 @@ static ct_tensor *one_op(reader *r, ct_context *ctx, ct_tensor **ts, int n, ctor
         ct_tensor *b = pick(r, ts, n);
         const size_t nb1 = (size_t)u8(r) * 2, nb2 = (size_t)u8(r) * 8, nb3 = (size_t)u8(r) * 16, offs = (size_t)u8(r) * 2;
         return u8(r) & 1 ? ct_acc_inplace(ctx, a, b, nb1, nb2, nb3, offs) : ct_acc(ctx, a, b, nb1, nb2, nb3, offs);
+    }
     case C_FLASH_ATTN: {
         /* q = a, k, v and the optional mask and sinks any tensors; the params from the bytes */
         const uint8_t f = u8(r);
