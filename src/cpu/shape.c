@@ -122,7 +122,8 @@ static void acc(const ct_cpu_params *params, ct_tensor *dst) {
     }
     const int64_t ne11 = b->ne[1], ne12 = b->ne[2];
     int64_t r0, r1;
-    share(params, ct_nrows(b), &r0, &r1);
+    /* an empty b adds nothing (its other dims are not bounded by its size: ne0 = 0, ne3 = 2^40) */
+    share(params, ct_is_empty(b) ? 0 : ct_nrows(b), &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne11, i2 = (r / ne11) % ne12, i3 = r / (ne11 * ne12);
         const size_t off = (size_t)p[3] + (size_t)i1 * (size_t)p[0] + (size_t)i2 * (size_t)p[1] + (size_t)i3 * (size_t)p[2];

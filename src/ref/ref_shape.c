@@ -75,6 +75,7 @@ static void acc(ct_tensor *dst) {
     const ct_tensor *a = dst->src[0], *b = dst->src[1];
     const int32_t *p = dst->op_params;
     if (dst->data != a->data) memcpy(dst->data, a->data, ct_nbytes(a)); /* both contiguous */
+    if (ct_is_empty(b)) return; /* adds nothing; its other dims are not bounded (ne0 = 0, ne3 = 2^40) */
     for (int64_t i3 = 0; i3 < b->ne[3]; i3++)
         for (int64_t i2 = 0; i2 < b->ne[2]; i2++)
             for (int64_t i1 = 0; i1 < b->ne[1]; i1++)
