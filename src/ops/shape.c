@@ -97,7 +97,10 @@ static ct_tensor *pad_impl(const char *F, ct_context *ctx, ct_tensor *a, const i
             return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: lp%d=%d rp%d=%d but must be >= 0", F, d, p[2 * d], d,
                                 p[2 * d + 1]);
         }
-        ne[d] = a->ne[d] + p[2 * d] + p[2 * d + 1];
+        if (!ct_add_i64(a->ne[d], (int64_t)p[2 * d] + p[2 * d + 1], &ne[d])) {
+            return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne[%d]=%lld plus lp%d=%d and rp%d=%d overflows int64", F,
+                                la.s, d, (long long)a->ne[d], d, p[2 * d], d, p[2 * d + 1]);
+        }
         empty = empty || ne[d] == 0;
     }
     if (circular && ct_is_empty(a) && !empty) {
