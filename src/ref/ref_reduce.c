@@ -27,8 +27,8 @@ ct_status ct_ref_reduce(ct_tensor *dst) {
     if (!x) return ct_last_status();
     ct_status st = CT_OK;
     double total = 0.0;
-    /* rows of no elements add nothing and CUMSUM writes nothing of them (as the CPU) */
-    const int64_t ne3 = a->ne[0] > 0 || dst->op == CT_OP_ARGMAX ? a->ne[3] : 0;
+    /* an empty source adds nothing and CUMSUM writes nothing (its other dims are unbounded) */
+    const int64_t ne3 = !ct_is_empty(a) || dst->op == CT_OP_ARGMAX ? a->ne[3] : 0;
     for (int64_t i3 = 0; i3 < ne3 && st == CT_OK; i3++)
         for (int64_t i2 = 0; i2 < a->ne[2] && st == CT_OK; i2++)
             for (int64_t i1 = 0; i1 < a->ne[1] && st == CT_OK; i1++) {
