@@ -88,15 +88,15 @@ void ct_cpu_reduce(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *a = dst->src[0];
     const int64_t ne00 = a->ne[0], ne01 = a->ne[1], ne02 = a->ne[2];
     const size_t nb00 = a->nb[0], nb01 = a->nb[1], nb02 = a->nb[2], nb03 = a->nb[3];
-    /* rows of no elements add nothing and CUMSUM writes nothing of them (there may be ~2^63:
-     * ne0 = 0 does not bound the other dims); ARGMAX writes one index a row, into its dst */
-    const int64_t nr = ne00 > 0 || dst->op == CT_OP_ARGMAX ? ct_nrows(a) : 0;
+    /* an empty source adds nothing and CUMSUM writes nothing (its other dims are unbounded:
+     * ne0 = 0 with ne1 = 2^63 - 1); ARGMAX writes one index a row, into its dst */
+    const int64_t nr = !ct_is_empty(a) || dst->op == CT_OP_ARGMAX ? ct_nrows(a) : 0;
     const int64_t per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
     const int64_t r0 = ith * per + (ith < rem ? ith : rem);
     const int64_t r1 = r0 + per + (ith < rem ? 1 : 0);
     double total = 0.0;
     int64_t i01 = ne01 ? r0 % ne01 : 0, i02 = ne01 && ne02 ? (r0 / ne01) % ne02 : 0;
-    int64_t i03 = ne01 && ne02 ? r0 / (ne01 * ne02) : 0;
+    int64_t i03 = r0 < r1 ? r0 / (ne01 * ne02) : 0; /* ne01 * ne02 fits: a has rows here */
     for (int64_t r = r0; r < r1; r++) {
         const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
         if (dst->op == CT_OP_SUM) {
