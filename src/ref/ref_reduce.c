@@ -23,12 +23,14 @@ bool ct_ref_reduce_supported(const ct_tensor *op) {
 
 ct_status ct_ref_reduce(ct_tensor *dst) {
     const ct_tensor *a = dst->src[0];
-    float *x = ct_ref_alloc_floats(a->ne[0] > 0 ? a->ne[0] : 1, dst);
+    /* an empty source adds nothing and CUMSUM writes nothing (its other dims are unbounded,
+     * and so is ne0 when another dim is 0: no row buffer for it) */
+    const bool rows = !ct_is_empty(a) || dst->op == CT_OP_ARGMAX;
+    float *x = ct_ref_alloc_floats(rows && a->ne[0] > 0 ? a->ne[0] : 1, dst);
     if (!x) return ct_last_status();
     ct_status st = CT_OK;
     double total = 0.0;
-    /* an empty source adds nothing and CUMSUM writes nothing (its other dims are unbounded) */
-    const int64_t ne3 = !ct_is_empty(a) || dst->op == CT_OP_ARGMAX ? a->ne[3] : 0;
+    const int64_t ne3 = rows ? a->ne[3] : 0;
     for (int64_t i3 = 0; i3 < ne3 && st == CT_OK; i3++)
         for (int64_t i2 = 0; i2 < a->ne[2] && st == CT_OK; i2++)
             for (int64_t i1 = 0; i1 < a->ne[1] && st == CT_OK; i1++) {
