@@ -73,7 +73,11 @@ ct_tensor *ct_concat(ct_context *ctx, ct_tensor *a, ct_tensor *b, int dim) {
             return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne[%d]=%lld but %s ne[%d]=%lld (only dim %d may differ)", F,
                                 la.s, d, (long long)a->ne[d], lb.s, d, (long long)b->ne[d], dim);
         }
-        ne[d] = d == dim ? a->ne[d] + b->ne[d] : a->ne[d];
+        ne[d] = a->ne[d];
+        if (d == dim && !ct_add_i64(a->ne[d], b->ne[d], &ne[d])) {
+            return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "%s: %s ne[%d]=%lld plus %s ne[%d]=%lld overflows int64", F, la.s, d,
+                                (long long)a->ne[d], lb.s, d, (long long)b->ne[d]);
+        }
     }
     ct_tensor *t = ct_tensor_new_impl(ctx, F, a->type, ne);
     if (t == NULL) return NULL;
