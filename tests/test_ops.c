@@ -1055,6 +1055,11 @@ static void test_shape_ops(void) {
     CHECK(fresh(r, CT_TYPE_F32, 3, 7, 1, 2) && r->op == CT_OP_CONCAT && srcs_are(r, a, b) && r->op_params[0] == 1 &&
           params_zero_from(r, 1));
     CHECK(fresh(ct_concat(ctx, a, T4(CT_TYPE_F32, 3, 2, 1, 4), 3), CT_TYPE_F32, 3, 2, 1, 6));
+    /* empty tensors whose other dims are huge: the result's dim would pass int64 */
+    CHECK(ct_concat(ctx, T4(CT_TYPE_F32, 0, INT64_MAX, 1, 1), T4(CT_TYPE_F32, 0, 2, 1, 1), 1) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ne[1]=9223372036854775807 plus b ne[1]=2 overflows int64");
+    CHECK(ct_pad_ext(ctx, T4(CT_TYPE_F32, 0, INT64_MAX, 1, 1), 0, 0, 1, 0, 0, 0, 0, 0) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ne[1]=9223372036854775807 plus lp1=1 and rp1=0 overflows int64");
     CHECK(fresh(ct_concat(ctx, T4(CT_TYPE_Q4_0, 64, 2, 1, 1), T4(CT_TYPE_Q4_0, 32, 2, 1, 1), 0), CT_TYPE_Q4_0, 96, 2,
                 1, 1));
     CHECK(fresh(ct_concat(ctx, ct_transpose(ctx, T4(CT_TYPE_I8, 2, 3, 1, 1)), T4(CT_TYPE_I8, 1, 2, 1, 1), 0),
