@@ -43,26 +43,6 @@ static bin_fns fns_for(ct_op op) {
     }
 }
 
-static inline float load(ct_type t, const char *p) {
-    if (t == CT_TYPE_F16) {
-        ct_fp16 h;
-        memcpy(&h, p, sizeof h);
-        return ct_fp16_to_fp32_inline(h);
-    }
-    float v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store(ct_type t, char *p, float v) {
-    if (t == CT_TYPE_F16) {
-        const ct_fp16 h = ct_fp32_to_fp16_inline(v);
-        memcpy(p, &h, sizeof h);
-    } else {
-        memcpy(p, &v, sizeof v);
-    }
-}
-
 enum { CHUNK = 256 };
 
 /* n elements of t from p (elements nb bytes apart) as floats: packed rows through the row
@@ -73,7 +53,7 @@ static void to_floats(ct_type t, const char *p, size_t nb, float *out, int64_t n
         else memcpy(out, p, (size_t)n * sizeof(float));
         return;
     }
-    for (int64_t k = 0; k < n; k++) out[k] = load(t, p + (size_t)k * nb);
+    for (int64_t k = 0; k < n; k++) out[k] = ct_load_f32_or_f16(t, p + (size_t)k * nb);
 }
 
 static void from_floats(ct_type t, char *p, size_t nb, const float *in, int64_t n) {
@@ -82,7 +62,7 @@ static void from_floats(ct_type t, char *p, size_t nb, const float *in, int64_t 
         else memcpy(p, in, (size_t)n * sizeof(float));
         return;
     }
-    for (int64_t k = 0; k < n; k++) store(t, p + (size_t)k * nb, in[k]);
+    for (int64_t k = 0; k < n; k++) ct_store_f32_or_f16(t, p + (size_t)k * nb, in[k]);
 }
 
 /* One row of any types and strides, CHUNK elements at a time through float buffers. */

@@ -188,26 +188,6 @@ static void mul_mat_id(const ct_cpu_params *params, ct_tensor *dst) {
     }
 }
 
-static inline float load(ct_type t, const char *p) {
-    if (t == CT_TYPE_F16) {
-        ct_fp16 h;
-        memcpy(&h, p, sizeof h);
-        return ct_fp16_to_fp32_inline(h);
-    }
-    float v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store(ct_type t, char *p, float v) {
-    if (t == CT_TYPE_F16) {
-        const ct_fp16 h = ct_fp32_to_fp16_inline(v);
-        memcpy(p, &h, sizeof h);
-    } else {
-        memcpy(p, &v, sizeof v);
-    }
-}
-
 static void add_id(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *a = dst->src[0], *b = dst->src[1], *ids = dst->src[2];
     if (ct_is_empty(dst)) return;
@@ -237,9 +217,9 @@ static void add_id(const ct_cpu_params *params, ct_tensor *dst) {
             continue;
         }
         for (int64_t i = 0; i < n; i++) {
-            float v = load(a->type, x + (size_t)i * a->nb[0]);
-            if (y) v += load(b->type, y + (size_t)i * b->nb[0]);
-            store(dst->type, z + (size_t)i * dst->nb[0], v);
+            float v = ct_load_f32_or_f16(a->type, x + (size_t)i * a->nb[0]);
+            if (y) v += ct_load_f32_or_f16(b->type, y + (size_t)i * b->nb[0]);
+            ct_store_f32_or_f16(dst->type, z + (size_t)i * dst->nb[0], v);
         }
     }
 }

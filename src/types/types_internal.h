@@ -187,6 +187,27 @@ static inline ct_bf16 ct_fp32_to_bf16_inline(float f) {
     return (ct_bf16)((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
+/* One element of an F16 (else F32) tensor as a float, and back (round to nearest even). */
+static inline float ct_load_f32_or_f16(ct_type t, const char *p) {
+    if (t == CT_TYPE_F16) {
+        ct_fp16 h;
+        memcpy(&h, p, sizeof h);
+        return ct_fp16_to_fp32_inline(h);
+    }
+    float v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+static inline void ct_store_f32_or_f16(ct_type t, char *p, float v) {
+    if (t == CT_TYPE_F16) {
+        const ct_fp16 h = ct_fp32_to_fp16_inline(v);
+        memcpy(p, &h, sizeof h);
+    } else {
+        memcpy(p, &v, sizeof v);
+    }
+}
+
 /* The three float types (CPY converts among them without quantizing). */
 static inline bool ct_type_is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
 
