@@ -1067,6 +1067,29 @@ ct_tensor *cto_permute(cto_builder *b, ct_tensor *t, const int per[4]) {
     return cto_chk(b, ct_permute(b->ctx, t, per[0], per[1], per[2], per[3]));
 }
 
+ct_tensor *cto_new_f32_source(const cto_case *c, cto_builder *b, int variant) {
+    const int64_t *ne = c->ne;
+    ct_tensor *x;
+    switch (variant) {
+    case CTO_SRC_PERMUTED: return cto_permute(b, cto_new_tensor(b, CT_TYPE_F32, ne, c->lo, c->hi), c->per);
+    case CTO_SRC_STRIDED:
+        x = cto_new4(b, CT_TYPE_F32, ne[0] + 3, ne[1] + 1, ne[2], ne[3], c->lo, c->hi);
+        return x ? cto_chk(b, ct_view_4d(b->ctx, x, ne[0], ne[1], ne[2], ne[3], x->nb[1], x->nb[2], x->nb[3],
+                                         x->nb[0])) : NULL;
+    case CTO_SRC_TRANSPOSED:
+        x = cto_new4(b, CT_TYPE_F32, ne[1], ne[0], ne[2], ne[3], c->lo, c->hi);
+        return x ? cto_chk(b, ct_transpose(b->ctx, x)) : NULL;
+    case CTO_SRC_EDGE:
+        x = cto_new_tensor(b, CT_TYPE_F32, ne, c->lo, c->hi);
+        if (x) cto_set_init(b, x, CTO_INIT_EDGE, 0);
+        return x;
+    case CTO_SRC_TIES:
+        x = cto_new_tensor(b, CT_TYPE_F16, ne, c->lo, c->hi);
+        return x ? cto_chk(b, ct_cast(b->ctx, x, CT_TYPE_F32)) : NULL;
+    default: return cto_new_tensor(b, CT_TYPE_F32, ne, c->lo, c->hi);
+    }
+}
+
 bool cto_case_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **outs) {
     ct_context *ctx = b->ctx;
     ct_tensor *x = NULL, *y = NULL, *z = NULL;

@@ -193,6 +193,12 @@ ct_tensor *cto_new4(cto_builder *b, ct_type type, int64_t ne0, int64_t ne1, int6
 /* Changes how an input of this case is filled (CTO_INIT_*, m: the index range or mode). */
 void cto_set_init(cto_builder *b, ct_tensor *t, int init, int64_t m);
 ct_tensor *cto_permute(cto_builder *b, ct_tensor *t, const int per[4]);
+/* An F32 source of shape c->ne, values in [c->lo, c->hi), made as the variant says:
+ * plain; created in c->per's order and permuted back; a view with gaps after each row and
+ * dim; a transposed tensor; with edge values (CTO_INIT_EDGE); or F16 values cast to F32
+ * (few distinct ones in a narrow range: ties). */
+enum { CTO_SRC_PLAIN, CTO_SRC_PERMUTED, CTO_SRC_STRIDED, CTO_SRC_TRANSPOSED, CTO_SRC_EDGE, CTO_SRC_TIES };
+ct_tensor *cto_new_f32_source(const cto_case *c, cto_builder *b, int variant);
 
 /* ---- case families: one file each (cases_<family>.c) ---------------------- */
 
