@@ -401,15 +401,34 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
                                      "asm volatile(\"shfl.sync.bfly.b32 %0, %1, 1, 0x1f, 0xffffffff;\" : \"=r\"(r) : \"r\"(o[0]));\n"
                                      "asm volatile(\"bar.warp.sync 0xffffffff;\" ::: \"memory\");\n"
                                      "o[1] = r; }\n");
+    /* the warp matrix product, in F16 and BF16, and the packing conversions for the tensor-core matmul */
+    d->has_nv_mma = probe_nv_ptx(d, "__kernel void ct_probe(__global uint *o) { float d[4], e[4]; uint p, r;\n"
+                                    "asm(\"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, "
+                                    "{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\" : \"=f\"(d[0]), \"=f\"(d[1]), "
+                                    "\"=f\"(d[2]), \"=f\"(d[3]) : \"r\"(o[0]), \"r\"(o[1]), \"r\"(o[2]), "
+                                    "\"r\"(o[3]), \"r\"(o[4]), \"r\"(o[5]), \"f\"(0.0f), \"f\"(0.0f), "
+                                    "\"f\"(0.0f), \"f\"(0.0f));\n"
+                                    "asm(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, "
+                                    "{%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\" : \"=f\"(e[0]), \"=f\"(e[1]), "
+                                    "\"=f\"(e[2]), \"=f\"(e[3]) : \"r\"(o[0]), \"r\"(o[1]), \"r\"(o[2]), "
+                                    "\"r\"(o[3]), \"r\"(o[4]), \"r\"(o[5]), \"f\"(d[0]), \"f\"(d[1]), "
+                                    "\"f\"(d[2]), \"f\"(d[3]));\n"
+                                    "asm(\"cvt.rn.f16x2.f32 %0, %1, %2;\" : \"=r\"(p) : \"f\"(e[0]), \"f\"(e[1]));\n"
+                                    "asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(e[2]), \"f\"(e[3]));\n"
+                                    "o[6] = p ^ r; }\n");
+    /* tests and debugging: the same kernels on any device, through the portable emulation */
+    const char *emu = getenv("CT_OPENCL_MMA_EMULATE");
+    d->mma_emulate = emu && strcmp(emu, "1") == 0;
+    if (d->has_nv_mma || d->mma_emulate) d->features |= CT_OCL_FEAT_MMA;
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
     ct_log(CT_LOG_DEBUG, "opencl: %s = '%s' (%s, OpenCL C %d, driver %s): max_size %zu, global %zu, "
            "wg %zu, subgroups %d, fp16 %d, fp64 %d, correctly rounded div %d, int dot %d, PTX dp4a %d, PTX warp %d, "
-           "command buffers %d",
+           "PTX mma %d (emulated %d), command buffers %d",
            d->name,
            d->description, ct_device_type_name(d->type), d->cl_c_version, d->driver_version, d->max_size,
            d->global_mem, d->max_work_group_size, d->has_subgroups, d->has_fp16, d->has_fp64, d->has_correct_div_sqrt,
-           d->has_int_dot, d->has_nv_dp4a, d->has_nv_warp, d->has_cmdbuf);
+           d->has_int_dot, d->has_nv_dp4a, d->has_nv_warp, d->has_nv_mma, d->mma_emulate, d->has_cmdbuf);
     return d;
 }
 

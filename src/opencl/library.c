@@ -54,6 +54,7 @@ static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl", 
                                               "math.cl",
                                               "shape.cl",
                                               "flash_attn.cl",
+                                              "mul_mm_tc.cl", /* after mul_mat.cl, whose loads it uses */
 };
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};
@@ -104,6 +105,8 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#define CT_HAS_INT_DOT %d\n"
              "#define CT_HAS_NV_DP4A %d\n"
              "#define CT_HAS_NV_WARP %d\n"
+             "#define CT_HAS_NV_MMA %d\n"
+             "#define CT_MMA_EMULATE %d\n"
              "#define CT_CORRECTLY_ROUNDED_DIV %d\n"
              "#if CT_HAS_FP16\n#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#endif\n"
              "#if CT_HAS_FP64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
@@ -112,7 +115,8 @@ static void build_prelude(const ct_ocl_device *dev, char *out, size_t n) {
              "#define CT_RAISE_ERROR(err, code) "
              "((void)atomic_cmpxchg((volatile __global int *)(err), 0, (code)))\n",
              dev->has_subgroups, dev->has_fp16, dev->has_fp16_exact, dev->has_half_scale, dev->has_fp64,
-             dev->has_int_dot, dev->has_nv_dp4a, dev->has_nv_warp, dev->has_correct_div_sqrt);
+             dev->has_int_dot, dev->has_nv_dp4a, dev->has_nv_warp, dev->has_nv_mma, dev->mma_emulate && !dev->has_nv_mma,
+             dev->has_correct_div_sqrt);
 }
 
 /* Whether CT_OPENCL_BUILD_OPTIONS may go to the compiler: printable ASCII words

@@ -65,6 +65,7 @@ enum {
     CT_OCL_FEAT_FP16 = 1u << 1,      /* cl_khr_fp16 half arithmetic (vload_half/vstore_half need nothing) */
     CT_OCL_FEAT_FP64 = 1u << 2,      /* cl_khr_fp64 */
     CT_OCL_FEAT_INT_DOT = 1u << 3,   /* cl_khr_integer_dot_product */
+    CT_OCL_FEAT_MMA = 1u << 4,       /* warp matrix products: PTX mma.sync (probed), or their emulation */
 };
 
 /* The programs kernels come from (the program column of kernels.def). */
@@ -140,6 +141,8 @@ typedef struct ct_ocl_device {
     bool has_subgroups, has_fp16, has_fp64, has_int_dot;
     bool has_nv_dp4a; /* NVIDIA's compiler takes inline PTX dp4a (probed: no extension names it) */
     bool has_nv_warp; /* NVIDIA's compiler takes inline PTX shfl.sync and bar.warp.sync (probed) */
+    bool has_nv_mma;  /* NVIDIA's compiler takes inline PTX mma.sync m16n8k16 and cvt to f16x2/bf16x2 (probed) */
+    bool mma_emulate; /* CT_OPENCL_MMA_EMULATE=1: the tensor-core kernels built on their portable emulation */
     bool has_nv_compiler_options; /* cl_nv_compiler_options: -cl-nv-maxrregcount and friends */
     bool has_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG */
     bool has_cmdbuf;           /* cl_khr_command_buffer, usable with our queue: cmdbuf is filled */

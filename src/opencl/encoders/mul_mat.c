@@ -1,6 +1,8 @@
 /* MUL_MAT on OpenCL (kernels/mul_mat.cl). Kernel choice, in order:
  *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
  *   float src0 with ne00 == 4                  -> c4
+ *   ne11 >= MMTC_MIN_NE11, src0 not F32, and
+ *     the device has tensor-core kernels       -> mmtc (128x128 tiles on mma.sync: kernels/mul_mm_tc.cl)
  *   ne11 >= MM_MIN_NE11 and the tiled kernel
  *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
  *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
@@ -28,6 +30,7 @@ enum {
     MM128_TILE = 128,
     MM128_MIN_NE01 = 128, /* smaller shapes fill 128x128 tiles too thinly: the 64x64 ones waste less */
     MM128_MIN_NE11 = 64,
+    MMTC_MIN_NE11 = 16,
     /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
     MV_WG = 128,
     MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (on the H200 they were slower at 2) */
@@ -40,7 +43,7 @@ enum {
 /* A type's kernels; CT_OCL_K_COUNT where it has none (c4 for quantized types; the 8-bit
  * ones for float types, mvqy for the types it is not faster for: kernels/mul_mvq.cl). */
 typedef struct mm_kernels {
-    ct_ocl_kernel_id mv, row, mm, c4, mm128;
+    ct_ocl_kernel_id mv, row, mm, c4, mm128, mmtc;
     ct_ocl_kernel_id mvq, mvq1, mvqy; /* CT_MVQ_NR1 src1 rows a group; one; CT_MVQ_NR1 with y staged */
 } mm_kernels;
 
@@ -51,6 +54,7 @@ static mm_kernels kernels_for(ct_type t) {
         .mm = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM, t),
         .c4 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MV_C4, t),
         .mm128 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM128, t),
+        .mmtc = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MMTC, t),
         .mvq = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ, t),
         .mvq1 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ1, t),
         .mvqy = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQY, t),
@@ -97,6 +101,18 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
 static bool mm128_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
     return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, MM_WG) == MM_WG &&
            enc->be->dev->local_mem >= CT_MMT_LOCAL_FLOATS * sizeof(float);
+}
+
+/* The tensor-core kernel's local memory: its tiles, and the exchange area of the emulation. */
+static size_t mmtc_scratch(const ct_ocl_device *dev) {
+    return CT_MMTC_LOCAL_BYTES + (dev->has_nv_mma ? 0 : CT_MMTC_EMULATE_BYTES);
+}
+
+/* The tensor-core kernel: available for the type (the device built mma.sync or its
+ * emulation), 256 work-items allowed, and its local memory there. */
+static bool mmtc_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
+    return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, MM_WG) == MM_WG &&
+           enc->be->dev->local_mem >= mmtc_scratch(enc->be->dev);
 }
 
 /* A mat-vec work-group of `total` items as local rows of the fewest items (a power of two,
@@ -227,6 +243,12 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, C4_WG);
         p->groups[0] = (ne01 + p->local[0] - 1) / p->local[0], p->groups[1] = (ne11 + 3) / 4, p->groups[2] = nbatch;
         p->scratch = sizeof(float);
+    } else if (ne11 >= MMTC_MIN_NE11 && mmtc_usable(enc, k.mmtc)) {
+        p->id = k.mmtc;
+        p->local[0] = MM_WG;
+        p->groups[0] = (ne01 + MM128_TILE - 1) / MM128_TILE, p->groups[1] = (ne11 + MM128_TILE - 1) / MM128_TILE;
+        p->groups[2] = nbatch;
+        p->scratch = mmtc_scratch(enc->be->dev);
     } else if (ne11 >= MM_MIN_NE11 && ct_ocl_enc_clamp_wg(enc, k.mm, MM_WG) == MM_WG) {
         const bool big = ne01 >= MM128_MIN_NE01 && ne11 >= MM128_MIN_NE11 && mm128_usable(enc, k.mm128);
         const size_t tile = big ? MM128_TILE : MM_TILE;

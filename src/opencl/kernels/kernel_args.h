@@ -44,6 +44,13 @@ typedef float ct_f32;
 #define CT_MMT_BK 16
 #define CT_MMT_LD (128 + 4)
 #define CT_MMT_LOCAL_FLOATS (2 * CT_MMT_BK * CT_MMT_LD + 16)
+/* mul_mm_tc.cl: the tensor-core kernel's local row in words (32 16-bit values and 8 of
+ * padding), its local memory (A and B tiles of 128 rows, IQ4_NL's table of 16 floats), and
+ * the words per warp and bytes per work-group its emulation adds (8 warps). */
+#define CT_MMTC_LDW 20
+#define CT_MMTC_LOCAL_BYTES (4 * (2 * 128 * CT_MMTC_LDW + 16))
+#define CT_MMTC_XCH_WORDS 192
+#define CT_MMTC_EMULATE_BYTES (4 * 8 * CT_MMTC_XCH_WORDS)
 /* mul_mvq.cl: src0 rows per team, src1 rows per work-group, work-items of a team, src0
  * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items). */
 #define CT_MVQ_NR0 2

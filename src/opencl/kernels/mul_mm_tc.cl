@@ -1,0 +1,232 @@
+/* MUL_MAT on NVIDIA's tensor cores: ct_mul_mmtc_<t>_f32, 128x128 output tiles, 8 warps of
+ * 64x32 outputs, each a grid of 4x4 warp-wide m16n8k16 products (PTX mma.sync, fp32
+ * accumulators). Needs mul_mat.cl (dequantization, src1 loads, MM_KERNEL_ARGS).
+ *
+ * Built where the device's probe compiled mma.sync (CT_HAS_NV_MMA: device.c), or with the
+ * portable emulation of the same warp operation (CT_MMA_EMULATE: CT_OPENCL_MMA_EMULATE=1,
+ * so that the tiling and the fragment layouts are tested on any device, PoCL included).
+ *
+ * The operands are 16-bit: src0 F16 as it is, BF16 as it is (with the bf16 form of the
+ * instruction), a quantized src0 dequantized as mul_mat.cl does and rounded to F16; src1
+ * rounded to F16 (to BF16 for a BF16 src0, whose values may exceed F16's range). Products
+ * of 16-bit values are exact in fp32; the sums are the tensor cores', so results differ
+ * from the fp32 kernels in the last bits (within MUL_MAT's tolerance: docs/TESTING.md).
+ *
+ * Local memory: A and B tiles as rows of TC_BK 16-bit values (+8 of padding: a row is
+ * TC_LDW = 20 words, so the 8 rows x 4 words of a fragment load hit 32 distinct banks),
+ * IQ4_NL's table, and the emulation's exchange area. */
+
+#if CT_HAS_NV_MMA || CT_MMA_EMULATE
+
+#define TC_BM 128 /* src0 rows per tile */
+#define TC_BN 128 /* src1 rows per tile */
+#define TC_BK 32  /* k per step: each work-item loads 16 values of one A row and of one B row */
+#define TC_LDW CT_MMTC_LDW
+#define TC_LDW4 (TC_LDW / 4)
+#define TC_XCH_WORDS CT_MMTC_XCH_WORDS
+
+/* ---- the warp operation and the 16-bit packing ------------------------------------ */
+
+#if CT_HAS_NV_MMA
+/* two floats as the halves (lo, hi) of a word: F16, or BF16 where bf */
+uint tc_pack2(float lo, float hi, const int bf) {
+    uint r;
+    if (bf) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
+    return r;
+}
+
+/* c += A (16x16, fragment a) * B (16x8, fragment b), in the layouts PTX's ISA gives for
+ * mma.m16n8k16 (lane = 4 * g + q): a[0] holds A[g][2q..2q+1], a[1] A[g+8][2q..], a[2]
+ * A[g][2q+8..], a[3] A[g+8][2q+8..]; b[0] B[2q..2q+1][g], b[1] B[2q+8..][g]; c[0..1]
+ * C[g][2q..2q+1], c[2..3] C[g+8][2q..]. */
+void tc_mma(float *c, const uint *a, const uint *b, __local uint *xch, const int bf) {
+    float d0, d1, d2, d3;
+    if (bf)
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%10,%11,%12,%13};"
+            : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+              "f"(c[3]));
+    else
+        asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+            "{%10,%11,%12,%13};"
+            : "=f"(d0), "=f"(d1), "=f"(d2), "=f"(d3)
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]),
+              "f"(c[3]));
+    c[0] = d0, c[1] = d1, c[2] = d2, c[3] = d3;
+}
+#else
+uint tc_pack2(float lo, float hi, const int bf) {
+    if (bf) return ct_float_to_bf16(lo) | ((uint)ct_float_to_bf16(hi) << 16);
+    return ct_float_to_half(lo) | ((uint)ct_float_to_half(hi) << 16);
+}
+
+float tc_unpack(uint w, int hi, const int bf) {
+    const ushort h = (ushort)(hi ? w >> 16 : w);
+    return bf ? ct_bf16_to_float(h) : ct_half_to_float(h);
+}
+
+/* tc_mma's contract, computed by the whole work-group: each lane publishes its fragments
+ * in its warp's part of xch (TC_XCH_WORDS words), then reads the A row and B column of each
+ * of its four outputs. Every work-item must call it the same number of times (barriers). */
+void tc_mma(float *c, const uint *a, const uint *b, __local uint *xch, const int bf) {
+    const int lane = get_local_id(0) & 31, g = lane >> 2, q = lane & 3;
+    __local uint *xa = xch + (get_local_id(0) >> 5) * TC_XCH_WORDS, *xb = xa + 128;
+    for (int i = 0; i < 4; i++) xa[4 * lane + i] = a[i];
+    for (int i = 0; i < 2; i++) xb[2 * lane + i] = b[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = 0; i < 4; i++) {
+        const int row = g + 8 * (i >> 1), col = 2 * q + (i & 1);
+        float s = c[i];
+        for (int k = 0; k < 16; k++) {
+            /* the lane and register that hold A[row][k] and B[k][col] */
+            const int kq = (k & 7) >> 1, kh = k & 1;
+            const float av = tc_unpack(xa[4 * (4 * (row & 7) + kq) + (row >> 3) + 2 * (k >> 3)], kh, bf);
+            const float bv = tc_unpack(xb[2 * (4 * col + kq) + (k >> 3)], kh, bf);
+            s += av * bv;
+        }
+        c[i] = s;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+}
+#endif
+
+uint4 tc_pack8(float8 v, const int bf) {
+    return (uint4)(tc_pack2(v.s0, v.s1, bf), tc_pack2(v.s2, v.s3, bf), tc_pack2(v.s4, v.s5, bf),
+                   tc_pack2(v.s6, v.s7, bf));
+}
+
+/* ---- the kernel --------------------------------------------------------------------- */
+
+/* 256 work-items. Warp w owns src0 rows 64 * (w & 1) + [0, 64) and src1 rows
+ * 32 * (w >> 1) + [0, 32) of the tile. Work-item tid loads the 16 values of A row and B
+ * row tid / 2 at k offset 16 * (tid & 1) of each step: the next step's global loads are
+ * issued before this step's products, as in mm_mm128. Out-of-range rows read the last
+ * valid row and are never written; k past ne00 reads zeros (quantized rows hold whole
+ * steps). */
+void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1,
+           __global uchar *dst, ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11,
+           int ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,
+           __local uint4 *scratch4) {
+    const int bf = t == MM_BF16, raw = t == MM_F16 || t == MM_BF16;
+    const int tid = get_local_id(0), lane = tid & 31, w = tid >> 5, g = lane >> 2, q = lane & 3;
+    const int wm = 64 * (w & 1), wn = 32 * (w >> 1);
+    const int r0 = get_group_id(0) * TC_BM, r1 = get_group_id(1) * TC_BN;
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
+    __local uint *as = (__local uint *)scratch4, *bs = as + TC_BM * TC_LDW;
+    __local float *kv = (__local float *)(bs + TC_BN * TC_LDW);
+    __local uint *xch = (__local uint *)(kv + 16);
+    __local uint4 *as4 = scratch4, *bs4 = scratch4 + TC_BM * TC_LDW4;
+
+    const int lr = tid >> 1, lg = tid & 1;
+    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
+    const __global uchar *y0 = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;
+    const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
+    const int ya16 = ((ulong)y0 & 15) == 0 && (nb11 & 15) == 0;
+    const __global uchar *xa = x0 + (ulong)min(r0 + lr, ne01 - 1) * nb01;
+    const __global float *yb = (const __global float *)(y0 + (ulong)min(r1 + lr, ne11 - 1) * nb11);
+
+    if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
+        if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+
+    const int nsteps = (ne00 + TC_BK - 1) / TC_BK;
+    float8 pa0 = (float8)0.0f, pa1 = (float8)0.0f, pb0, pb1;
+    uint4 ph0 = (uint4)0, ph1 = (uint4)0;
+#define TC_PREFETCH(step)                                              \
+    do {                                                               \
+        const int g_ = 4 * (step) + 2 * lg;                            \
+        pb0 = mm_ld8y(yb, g_, ne00, ya16);                             \
+        pb1 = mm_ld8y(yb, g_ + 1, ne00, ya16);                         \
+        if (raw) {                                                     \
+            ph0 = mmt_raw16(xa, g_, ne00, xa16);                       \
+            ph1 = mmt_raw16(xa, g_ + 1, ne00, xa16);                   \
+        } else {                                                       \
+            pa0 = mm_deq8_full(t, xa, g_, kv);                         \
+            pa1 = mm_deq8_full(t, xa, g_ + 1, kv);                     \
+        }                                                              \
+    } while (0)
+    if (nsteps > 0) TC_PREFETCH(0);
+
+    float acc[4][4][4];
+#pragma unroll
+    for (int i = 0; i < 4; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++)
+#pragma unroll
+            for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
+
+    for (int s = 0; s < nsteps; s++) {
+        const uint4 a0 = raw ? ph0 : tc_pack8(pa0, 0), a1 = raw ? ph1 : tc_pack8(pa1, 0);
+        const uint4 b0 = tc_pack8(pb0, bf), b1 = tc_pack8(pb1, bf);
+        barrier(CLK_LOCAL_MEM_FENCE); /* the previous step's readers are done */
+        as4[lr * TC_LDW4 + 2 * lg] = a0;
+        as4[lr * TC_LDW4 + 2 * lg + 1] = a1;
+        bs4[lr * TC_LDW4 + 2 * lg] = b0;
+        bs4[lr * TC_LDW4 + 2 * lg + 1] = b1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+
+        /* the last step reloads itself: unconditional loads keep the body free of branches */
+        TC_PREFETCH(min(s + 1, nsteps - 1));
+
+#pragma unroll
+        for (int ks = 0; ks < TC_BK / 16; ks++) {
+            uint af[4][4], bfr[4][2];
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+                const __local uint *p = as + (wm + 16 * i + g) * TC_LDW + 8 * ks + q;
+                af[i][0] = p[0], af[i][1] = p[8 * TC_LDW], af[i][2] = p[4], af[i][3] = p[8 * TC_LDW + 4];
+            }
+#pragma unroll
+            for (int j = 0; j < 4; j++) {
+                const __local uint *p = bs + (wn + 8 * j + g) * TC_LDW + 8 * ks + q;
+                bfr[j][0] = p[0], bfr[j][1] = p[4];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; i++)
+#pragma unroll
+                for (int j = 0; j < 4; j++) tc_mma(acc[i][j], af[i], bfr[j], xch, bf);
+        }
+    }
+#undef TC_PREFETCH
+
+    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+#pragma unroll
+        for (int e = 0; e < 4; e++) {
+            const int c = r1 + wn + 8 * j + 2 * q + (e & 1);
+            if (c < ne11) {
+                __global float *dr = (__global float *)(d + (ulong)c * nb1);
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    const int r = r0 + wm + 16 * i + g + 8 * (e >> 1);
+                    if (r < ne01) dr[r] = acc[i][j][e];
+                }
+            }
+        }
+    }
+}
+
+#define MMTC_KERNELS(name, T)                                                      \
+    __kernel void ct_mul_mmtc_##name##_f32(MM_KERNEL_ARGS(uint4, scratch4)) {      \
+        mm_tc(T, MM_KERNEL_PASS(scratch4));                                        \
+    }
+MMTC_KERNELS(f16, MM_F16)
+MMTC_KERNELS(bf16, MM_BF16)
+MMTC_KERNELS(q4_0, MM_Q4_0)
+MMTC_KERNELS(q4_1, MM_Q4_1)
+MMTC_KERNELS(q5_0, MM_Q5_0)
+MMTC_KERNELS(q5_1, MM_Q5_1)
+MMTC_KERNELS(q8_0, MM_Q8_0)
+MMTC_KERNELS(iq4_nl, MM_IQ4_NL)
+MMTC_KERNELS(q4_K, MM_Q4_K)
+MMTC_KERNELS(q5_K, MM_Q5_K)
+MMTC_KERNELS(q6_K, MM_Q6_K)
+MMTC_KERNELS(q2_K, MM_Q2_K)
+MMTC_KERNELS(q3_K, MM_Q3_K)
+MMTC_KERNELS(iq4_xs, MM_IQ4_XS)
+
+#endif /* CT_HAS_NV_MMA || CT_MMA_EMULATE */
