@@ -1,6 +1,7 @@
 """Runs `ct-ops test` on every OpenCL device against the CPU backend: the full case
-list, byte for byte where the op is deterministic. In CI that is PoCL; where no
-OpenCL device exists the test says so and passes (there is nothing to compare)."""
+list, byte for byte where the op is deterministic, then MUL_MAT's tensor-core kernels
+on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
+device exists the test says so and passes (there is nothing to compare)."""
 import os
 import re
 import subprocess
@@ -16,12 +17,18 @@ def main():
     if not devices:
         print("no OpenCL device: nothing to compare")
         return 0
+    # then MUL_MAT's tensor-core kernels on their portable emulation (kernels/mul_mm_tc.cl): the
+    # cases of 16 src1 rows and the odd-sized ones, every type, broadcasts included
+    runs = [(dev, [], {}) for dev in devices]
+    runs += [(dev, ["-o", "MUL_MAT", "-p", p], {"CT_OPENCL_MMA_EMULATE": "1"})
+             for dev in devices for p in ("n=16,", "m=130,n=67,")]
     failed = 0
-    for dev in devices:
-        p = subprocess.run([CT_OPS, "test", "-q", "-b", dev], capture_output=True, text=True, timeout=1200)
+    for dev, args, env in runs:
+        p = subprocess.run([CT_OPS, "test", "-q", "-b", dev] + args, capture_output=True, text=True, timeout=1200,
+                           env=dict(os.environ, **env))
         lines = p.stdout.strip().splitlines()
         m = SUMMARY.match(lines[-1]) if lines else None
-        print(f"{dev}: exit {p.returncode}: {lines[-1] if lines else '(no output)'}")
+        print(f"{dev} {' '.join(args)} {env or ''}: exit {p.returncode}: {lines[-1] if lines else '(no output)'}")
         for line in lines:
             if re.search(r": FAIL", line):
                 print("  " + line)

@@ -2,7 +2,8 @@
  *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
  *   float src0 with ne00 == 4                  -> c4
  *   ne11 >= MMTC_MIN_NE11, src0 not F32, and
- *     the device has tensor-core kernels       -> mmtc (128x128 tiles on mma.sync: kernels/mul_mm_tc.cl)
+ *     the device has tensor-core kernels       -> mmtc (CT_MMTC_BM x CT_MMTC_BN tiles on mma.sync:
+ *                                                 kernels/mul_mm_tc.cl)
  *   ne11 >= MM_MIN_NE11 and the tiled kernel
  *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
  *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
@@ -109,9 +110,9 @@ static size_t mmtc_scratch(const ct_ocl_device *dev) {
 }
 
 /* The tensor-core kernel: available for the type (the device built mma.sync or its
- * emulation), 256 work-items allowed, and its local memory there. */
+ * emulation), its work-group size allowed, and its local memory there. */
 static bool mmtc_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
-    return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, MM_WG) == MM_WG &&
+    return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, CT_MMTC_WG) == CT_MMTC_WG &&
            enc->be->dev->local_mem >= mmtc_scratch(enc->be->dev);
 }
 
@@ -245,8 +246,8 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->scratch = sizeof(float);
     } else if (ne11 >= MMTC_MIN_NE11 && mmtc_usable(enc, k.mmtc)) {
         p->id = k.mmtc;
-        p->local[0] = MM_WG;
-        p->groups[0] = (ne01 + MM128_TILE - 1) / MM128_TILE, p->groups[1] = (ne11 + MM128_TILE - 1) / MM128_TILE;
+        p->local[0] = CT_MMTC_WG;
+        p->groups[0] = (ne01 + CT_MMTC_BM - 1) / CT_MMTC_BM, p->groups[1] = (ne11 + CT_MMTC_BN - 1) / CT_MMTC_BN;
         p->groups[2] = nbatch;
         p->scratch = mmtc_scratch(enc->be->dev);
     } else if (ne11 >= MM_MIN_NE11 && ct_ocl_enc_clamp_wg(enc, k.mm, MM_WG) == MM_WG) {

@@ -44,13 +44,26 @@ typedef float ct_f32;
 #define CT_MMT_BK 16
 #define CT_MMT_LD (128 + 4)
 #define CT_MMT_LOCAL_FLOATS (2 * CT_MMT_BK * CT_MMT_LD + 16)
-/* mul_mm_tc.cl: the tensor-core kernel's local row in words (32 16-bit values and 8 of
- * padding), its local memory (A and B tiles of 128 rows, IQ4_NL's table of 16 floats), and
- * the words per warp and bytes per work-group its emulation adds (8 warps). */
-#define CT_MMTC_LDW 20
-#define CT_MMTC_LOCAL_BYTES (4 * (2 * 128 * CT_MMTC_LDW + 16))
+/* mul_mm_tc.cl: the tensor-core kernel's shape: a grid of CT_MMTC_WARPS_M x CT_MMTC_WARPS_N
+ * warps, each CT_MMTC_TM x CT_MMTC_TN products of 16 src0 rows x 8 src1 rows; k steps of
+ * CT_MMTC_BK; local rows of CT_MMTC_BK 16-bit values and 8 of padding (CT_MMTC_LDW words:
+ * the 8 rows x 4 words of a fragment load then hit 32 distinct banks); its local memory
+ * (A and B tiles, twice: one is filled while the other is read; IQ4_NL's table of 16
+ * floats) and the words per warp its emulation adds. */
+#ifndef CT_MMTC_WARPS_M
+#define CT_MMTC_WARPS_M 2
+#define CT_MMTC_WARPS_N 4
+#define CT_MMTC_TM 4
+#define CT_MMTC_TN 4
+#endif
+#define CT_MMTC_BK 32
+#define CT_MMTC_WG (32 * CT_MMTC_WARPS_M * CT_MMTC_WARPS_N)
+#define CT_MMTC_BM (16 * CT_MMTC_TM * CT_MMTC_WARPS_M)
+#define CT_MMTC_BN (8 * CT_MMTC_TN * CT_MMTC_WARPS_N)
+#define CT_MMTC_LDW (CT_MMTC_BK / 2 + 4)
+#define CT_MMTC_LOCAL_BYTES (4 * (2 * (CT_MMTC_BM + CT_MMTC_BN) * CT_MMTC_LDW + 16))
 #define CT_MMTC_XCH_WORDS 192
-#define CT_MMTC_EMULATE_BYTES (4 * 8 * CT_MMTC_XCH_WORDS)
+#define CT_MMTC_EMULATE_BYTES (4 * (CT_MMTC_WG / 32) * CT_MMTC_XCH_WORDS)
 /* mul_mvq.cl: src0 rows per team, src1 rows per work-group, work-items of a team, src0
  * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items). */
 #define CT_MVQ_NR0 2

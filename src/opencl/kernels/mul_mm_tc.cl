@@ -1,6 +1,6 @@
-/* MUL_MAT on NVIDIA's tensor cores: ct_mul_mmtc_<t>_f32, 128x128 output tiles, 8 warps of
- * 64x32 outputs, each a grid of 4x4 warp-wide m16n8k16 products (PTX mma.sync, fp32
- * accumulators). Needs mul_mat.cl (dequantization, src1 loads, MM_KERNEL_ARGS).
+/* MUL_MAT on NVIDIA's tensor cores: ct_mul_mmtc_<t>_f32, CT_MMTC_BM x CT_MMTC_BN output
+ * tiles (kernel_args.h), each warp a grid of warp-wide m16n8k16 products (PTX mma.sync,
+ * fp32 accumulators). Needs mul_mat.cl (dequantization, src1 loads, MM_KERNEL_ARGS).
  *
  * Built where the device's probe compiled mma.sync (CT_HAS_NV_MMA: device.c), or with the
  * portable emulation of the same warp operation (CT_MMA_EMULATE: CT_OPENCL_MMA_EMULATE=1,
@@ -12,15 +12,12 @@
  * of 16-bit values are exact in fp32; the sums are the tensor cores', so results differ
  * from the fp32 kernels in the last bits (within MUL_MAT's tolerance: docs/TESTING.md).
  *
- * Local memory: A and B tiles as rows of TC_BK 16-bit values (+8 of padding: a row is
- * TC_LDW = 20 words, so the 8 rows x 4 words of a fragment load hit 32 distinct banks),
- * IQ4_NL's table, and the emulation's exchange area. */
+ * Local memory (CT_MMTC_LOCAL_BYTES): A and B tiles as rows of 16-bit values, twice, IQ4_NL's
+ * table, and the emulation's exchange area. */
 
 #if CT_HAS_NV_MMA || CT_MMA_EMULATE
 
-#define TC_BM 128 /* src0 rows per tile */
-#define TC_BN 128 /* src1 rows per tile */
-#define TC_BK 32  /* k per step: each work-item loads 16 values of one A row and of one B row */
+#define TC_BK CT_MMTC_BK
 #define TC_LDW CT_MMTC_LDW
 #define TC_LDW4 (TC_LDW / 4)
 #define TC_XCH_WORDS CT_MMTC_XCH_WORDS
@@ -99,33 +96,46 @@ uint4 tc_pack8(float8 v, const int bf) {
 
 /* ---- the kernel --------------------------------------------------------------------- */
 
-/* 256 work-items. Warp w owns src0 rows 64 * (w & 1) + [0, 64) and src1 rows
- * 32 * (w >> 1) + [0, 32) of the tile. Work-item tid loads the 16 values of A row and B
- * row tid / 2 at k offset 16 * (tid & 1) of each step: the next step's global loads are
- * issued before this step's products, as in mm_mm128. Out-of-range rows read the last
+/* CT_MMTC_WG work-items. Warp w owns src0 rows TC_WM * (w % CT_MMTC_WARPS_M) + [0, TC_WM)
+ * and src1 rows TC_WN * (w / CT_MMTC_WARPS_M) + [0, TC_WN) of the tile. A step's tiles are
+ * loaded in groups of 8 values, four work-items to a row (consecutive groups: coalesced);
+ * the next step's global loads are issued before this step's products and stored to the
+ * other local buffer after them: one barrier a step. Out-of-range rows read the last
  * valid row and are never written; k past ne00 reads zeros (quantized rows hold whole
  * steps). */
+#define TC_WM (16 * CT_MMTC_TM)
+#define TC_WN (8 * CT_MMTC_TN)
+#define TC_GROUPS (TC_BK / 8)                       /* groups of 8 values in a tile row */
+#define TC_NA (CT_MMTC_BM * TC_GROUPS / CT_MMTC_WG) /* A groups a work-item loads a step */
+#define TC_NB (CT_MMTC_BN * TC_GROUPS / CT_MMTC_WG)
+
 void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1,
            __global uchar *dst, ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11,
            int ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,
            __local uint4 *scratch4) {
     const int bf = t == MM_BF16, raw = t == MM_F16 || t == MM_BF16;
     const int tid = get_local_id(0), lane = tid & 31, w = tid >> 5, g = lane >> 2, q = lane & 3;
-    const int wm = 64 * (w & 1), wn = 32 * (w >> 1);
-    const int r0 = get_group_id(0) * TC_BM, r1 = get_group_id(1) * TC_BN;
+    const int wm = TC_WM * (w % CT_MMTC_WARPS_M), wn = TC_WN * (w / CT_MMTC_WARPS_M);
+    const int r0 = get_group_id(0) * CT_MMTC_BM, r1 = get_group_id(1) * CT_MMTC_BN;
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
-    __local uint *as = (__local uint *)scratch4, *bs = as + TC_BM * TC_LDW;
-    __local float *kv = (__local float *)(bs + TC_BN * TC_LDW);
+    /* A's two buffers, then B's, then IQ4_NL's table and the emulation's exchange area */
+    __local uint *as = (__local uint *)scratch4, *bs = as + 2 * CT_MMTC_BM * TC_LDW;
+    __local float *kv = (__local float *)(bs + 2 * CT_MMTC_BN * TC_LDW);
     __local uint *xch = (__local uint *)(kv + 16);
-    __local uint4 *as4 = scratch4, *bs4 = scratch4 + TC_BM * TC_LDW4;
+    __local uint4 *as4 = scratch4, *bs4 = scratch4 + 2 * CT_MMTC_BM * TC_LDW4;
 
-    const int lr = tid >> 1, lg = tid & 1;
+    const int lq = tid % TC_GROUPS, lr = tid / TC_GROUPS; /* this work-item's group and first row */
     const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
     const __global uchar *y0 = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;
     const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
     const int ya16 = ((ulong)y0 & 15) == 0 && (nb11 & 15) == 0;
-    const __global uchar *xa = x0 + (ulong)min(r0 + lr, ne01 - 1) * nb01;
-    const __global float *yb = (const __global float *)(y0 + (ulong)min(r1 + lr, ne11 - 1) * nb11);
+    const __global uchar *xa[TC_NA];
+    const __global float *yb[TC_NB];
+#pragma unroll
+    for (int i = 0; i < TC_NA; i++) xa[i] = x0 + (ulong)min(r0 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne01 - 1) * nb01;
+#pragma unroll
+    for (int i = 0; i < TC_NB; i++)
+        yb[i] = (const __global float *)(y0 + (ulong)min(r1 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne11 - 1) * nb11);
 
     if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
         if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
@@ -133,75 +143,79 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
     }
 
     const int nsteps = (ne00 + TC_BK - 1) / TC_BK;
-    float8 pa0 = (float8)0.0f, pa1 = (float8)0.0f, pb0, pb1;
-    uint4 ph0 = (uint4)0, ph1 = (uint4)0;
-#define TC_PREFETCH(step)                                              \
-    do {                                                               \
-        const int g_ = 4 * (step) + 2 * lg;                            \
-        pb0 = mm_ld8y(yb, g_, ne00, ya16);                             \
-        pb1 = mm_ld8y(yb, g_ + 1, ne00, ya16);                         \
-        if (raw) {                                                     \
-            ph0 = mmt_raw16(xa, g_, ne00, xa16);                       \
-            ph1 = mmt_raw16(xa, g_ + 1, ne00, xa16);                   \
-        } else {                                                       \
-            pa0 = mm_deq8_full(t, xa, g_, kv);                         \
-            pa1 = mm_deq8_full(t, xa, g_ + 1, kv);                     \
-        }                                                              \
+    float8 pa[TC_NA], pb[TC_NB];
+    uint4 ph[TC_NA];
+#define TC_PREFETCH(step)                                                                  \
+    do {                                                                                   \
+        const int g_ = TC_GROUPS * (step) + lq;                                            \
+        for (int i = 0; i < TC_NB; i++) pb[i] = mm_ld8y(yb[i], g_, ne00, ya16);            \
+        for (int i = 0; i < TC_NA; i++) {                                                  \
+            if (raw) ph[i] = mmt_raw16(xa[i], g_, ne00, xa16);                             \
+            else pa[i] = mm_deq8_full(t, xa[i], g_, kv);                                   \
+        }                                                                                  \
     } while (0)
-    if (nsteps > 0) TC_PREFETCH(0);
+#define TC_STORE(buf)                                                                      \
+    do {                                                                                   \
+        for (int i = 0; i < TC_NA; i++)                                                    \
+            as4[((buf) * CT_MMTC_BM + lr + i * (CT_MMTC_WG / TC_GROUPS)) * TC_LDW4 + lq] = \
+                raw ? ph[i] : tc_pack8(pa[i], 0);                                          \
+        for (int i = 0; i < TC_NB; i++)                                                    \
+            bs4[((buf) * CT_MMTC_BN + lr + i * (CT_MMTC_WG / TC_GROUPS)) * TC_LDW4 + lq] = \
+                tc_pack8(pb[i], bf);                                                       \
+    } while (0)
+    if (nsteps > 0) { /* ne00 == 0: a quantized row has no block to read */
+        TC_PREFETCH(0);
+        TC_STORE(0);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
 
-    float acc[4][4][4];
+    float acc[CT_MMTC_TM][CT_MMTC_TN][4];
 #pragma unroll
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < CT_MMTC_TM; i++)
 #pragma unroll
-        for (int j = 0; j < 4; j++)
+        for (int j = 0; j < CT_MMTC_TN; j++)
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
     for (int s = 0; s < nsteps; s++) {
-        const uint4 a0 = raw ? ph0 : tc_pack8(pa0, 0), a1 = raw ? ph1 : tc_pack8(pa1, 0);
-        const uint4 b0 = tc_pack8(pb0, bf), b1 = tc_pack8(pb1, bf);
-        barrier(CLK_LOCAL_MEM_FENCE); /* the previous step's readers are done */
-        as4[lr * TC_LDW4 + 2 * lg] = a0;
-        as4[lr * TC_LDW4 + 2 * lg + 1] = a1;
-        bs4[lr * TC_LDW4 + 2 * lg] = b0;
-        bs4[lr * TC_LDW4 + 2 * lg + 1] = b1;
-        barrier(CLK_LOCAL_MEM_FENCE);
-
-        /* the last step reloads itself: unconditional loads keep the body free of branches */
-        TC_PREFETCH(min(s + 1, nsteps - 1));
-
+        const int cur = s & 1;
+        if (s + 1 < nsteps) TC_PREFETCH(s + 1);
+        const __local uint *ab = as + cur * CT_MMTC_BM * TC_LDW, *bb = bs + cur * CT_MMTC_BN * TC_LDW;
 #pragma unroll
         for (int ks = 0; ks < TC_BK / 16; ks++) {
-            uint af[4][4], bfr[4][2];
+            uint af[CT_MMTC_TM][4], bfr[CT_MMTC_TN][2];
 #pragma unroll
-            for (int i = 0; i < 4; i++) {
-                const __local uint *p = as + (wm + 16 * i + g) * TC_LDW + 8 * ks + q;
+            for (int i = 0; i < CT_MMTC_TM; i++) {
+                const __local uint *p = ab + (wm + 16 * i + g) * TC_LDW + 8 * ks + q;
                 af[i][0] = p[0], af[i][1] = p[8 * TC_LDW], af[i][2] = p[4], af[i][3] = p[8 * TC_LDW + 4];
             }
 #pragma unroll
-            for (int j = 0; j < 4; j++) {
-                const __local uint *p = bs + (wn + 8 * j + g) * TC_LDW + 8 * ks + q;
+            for (int j = 0; j < CT_MMTC_TN; j++) {
+                const __local uint *p = bb + (wn + 8 * j + g) * TC_LDW + 8 * ks + q;
                 bfr[j][0] = p[0], bfr[j][1] = p[4];
             }
 #pragma unroll
-            for (int i = 0; i < 4; i++)
+            for (int i = 0; i < CT_MMTC_TM; i++)
 #pragma unroll
-                for (int j = 0; j < 4; j++) tc_mma(acc[i][j], af[i], bfr[j], xch, bf);
+                for (int j = 0; j < CT_MMTC_TN; j++) tc_mma(acc[i][j], af[i], bfr[j], xch, bf);
         }
+        /* the other buffer was last read a step ago, before the barrier that ended it */
+        if (s + 1 < nsteps) TC_STORE(cur ^ 1);
+        barrier(CLK_LOCAL_MEM_FENCE);
     }
 #undef TC_PREFETCH
+#undef TC_STORE
 
     __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
 #pragma unroll
-    for (int j = 0; j < 4; j++) {
+    for (int j = 0; j < CT_MMTC_TN; j++) {
 #pragma unroll
         for (int e = 0; e < 4; e++) {
             const int c = r1 + wn + 8 * j + 2 * q + (e & 1);
             if (c < ne11) {
                 __global float *dr = (__global float *)(d + (ulong)c * nb1);
 #pragma unroll
-                for (int i = 0; i < 4; i++) {
+                for (int i = 0; i < CT_MMTC_TM; i++) {
                     const int r = r0 + wm + 16 * i + g + 8 * (e >> 1);
                     if (r < ne01) dr[r] = acc[i][j][e];
                 }
