@@ -102,11 +102,11 @@ static void mmid_test_cases(cto_case_list *l) {
     add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 8, 2, false, 24, 6, 48, V_STRIDED, 0);
     add_mmid(l, CT_TYPE_Q4_0, CT_TYPE_F32, 8, 4, false, 64, 33, 64, V_STRIDED, 0);
     add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 4, 2, false, 8, 2, 4, V_PLAIN, 0);
-    /* many tokens (OpenCL's grouped path from 16 rows an expert): 128x128 tiles (80 rows an expert,
-     * partial in m) over the OpenCL types, IQ4_NL's and IQ4_XS's tables included */
+    /* many tokens (OpenCL's grouped path from 16 rows an expert): 128x128 tiles (65 rows an expert,
+     * partial in m and in the rows) over the OpenCL types, IQ4_NL's and IQ4_XS's tables included */
     static const ct_type big_types[9] = {CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16,   CT_TYPE_Q4_0,  CT_TYPE_Q8_0,
                                          CT_TYPE_Q4_K, CT_TYPE_Q6_K, CT_TYPE_IQ4_NL, CT_TYPE_IQ4_XS};
-    for (int ti = 0; ti < 9; ti++) add_mmid(l, big_types[ti], CT_TYPE_F32, 4, 2, false, 200, 160, 256, V_PLAIN, 0);
+    for (int ti = 0; ti < 9; ti++) add_mmid(l, big_types[ti], CT_TYPE_F32, 4, 2, false, 130, 130, 256, V_PLAIN, 0);
     /* an expert named several times a token: lists longer than the tokens (the tiles loop),
      * in 64x64 and 128x128 tiles; ids outside [0, n_as) in both tile sizes */
     add_mmid(l, CT_TYPE_Q4_0, CT_TYPE_F32, 2, 4, false, 70, 40, 64, V_REPEAT, 0);
