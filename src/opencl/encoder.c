@@ -253,6 +253,7 @@ ct_status ct_ocl_node_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t 
     *bytes = 0;
     if (node->op == CT_OP_ARGSORT || node->op == CT_OP_TOP_K) return ct_ocl_argsort_work_bytes(enc, node, bytes);
     if (node->op == CT_OP_FLASH_ATTN_EXT) return ct_ocl_flash_attn_work_bytes(enc, node, bytes);
+    if (node->op == CT_OP_MUL_MAT_ID) return ct_ocl_mul_mat_id_work_bytes(enc, node, bytes);
     return node->op == CT_OP_MUL_MAT ? ct_ocl_mul_mat_work_bytes(enc, node, bytes) : CT_OK;
 }
 

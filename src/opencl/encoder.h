@@ -136,9 +136,27 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
 /* The work memory MUL_MAT's encoder will take for node (0 when none). */
 ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes);
+/* MUL_MAT's tiled kernels, which MUL_MAT_ID's grouped path runs too: from
+ * CT_OCL_MM_MIN_NE11 src1 rows (each weight read then serves enough of them for the tiles
+ * to pay), work-groups of CT_OCL_MM_WG. */
+enum { CT_OCL_MM_MIN_NE11 = 16, CT_OCL_MM_WG = 256 };
+typedef struct ct_ocl_mm_tiles {
+    ct_ocl_kernel_id id;
+    size_t tile;    /* outputs a work-group computes: tile x tile */
+    size_t scratch; /* its local memory, bytes */
+} ct_ocl_mm_tiles;
+/* The tiled kernel for ne01 x ne11 outputs: mm (64x64 tiles), or mm128 (128x128) where both
+ * are large enough and the device runs it; false where the device cannot run mm. */
+bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mm, ct_ocl_kernel_id mm128, size_t ne01, size_t ne11,
+                          ct_ocl_mm_tiles *t);
+/* An F16 src1 b widened into packed F32 rows (row (i13 * ne12 + i12) * ne11 + i11 of ne10
+ * floats) at y_offset of work, exactly as the CPU widens it. */
+void ct_ocl_mm_widen_f16_y(ct_ocl_enc *enc, const ct_tensor *b, cl_mem work, size_t y_offset);
 /* MUL_MAT_ID, ADD_ID */
 bool ct_ocl_mul_mat_id_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_mul_mat_id(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* The work memory MUL_MAT_ID's encoder will take for node (0 when none). */
+ct_status ct_ocl_mul_mat_id_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes);
 /* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
 bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);

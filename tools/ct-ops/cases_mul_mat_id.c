@@ -102,6 +102,27 @@ static void mmid_test_cases(cto_case_list *l) {
     add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 8, 2, false, 24, 6, 48, V_STRIDED, 0);
     add_mmid(l, CT_TYPE_Q4_0, CT_TYPE_F32, 8, 4, false, 64, 33, 64, V_STRIDED, 0);
     add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 4, 2, false, 8, 2, 4, V_PLAIN, 0);
+    /* many tokens (OpenCL's grouped path from 16 rows an expert): 128x128 tiles (65 rows an expert,
+     * partial in m and in the rows) over the OpenCL types, IQ4_NL's and IQ4_XS's tables included */
+    static const ct_type big_types[9] = {CT_TYPE_F32,  CT_TYPE_F16,  CT_TYPE_BF16,   CT_TYPE_Q4_0,  CT_TYPE_Q8_0,
+                                         CT_TYPE_Q4_K, CT_TYPE_Q6_K, CT_TYPE_IQ4_NL, CT_TYPE_IQ4_XS};
+    for (int ti = 0; ti < 9; ti++) add_mmid(l, big_types[ti], CT_TYPE_F32, 4, 2, false, 130, 130, 256, V_PLAIN, 0);
+    /* an expert named several times a token: lists longer than the tokens (the tiles loop),
+     * in 64x64 and 128x128 tiles; ids outside [0, n_as) in both tile sizes */
+    add_mmid(l, CT_TYPE_Q4_0, CT_TYPE_F32, 2, 4, false, 70, 40, 64, V_REPEAT, 0);
+    add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 2, 8, false, 130, 100, 32, V_REPEAT, 0);
+    add_mmid(l, CT_TYPE_F16, CT_TYPE_F32, 8, 4, false, 70, 33, 64, V_OUTSIDE, 0);
+    add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 3, 3, true, 150, 96, 32, V_OUTSIDE, 0);
+    /* F16 b over both paths and tile sizes, strided b, k of 1 and 65, 512 experts (1.25 rows
+     * each: the mat-vec) */
+    add_mmid(l, CT_TYPE_F16, CT_TYPE_F16, 4, 2, false, 64, 40, 256, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_Q4_K, CT_TYPE_F16, 8, 4, true, 130, 64, 256, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_F32, CT_TYPE_F16, 4, 4, false, 200, 100, 64, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_Q8_0, CT_TYPE_F16, 4, 2, false, 64, 5, 64, V_STRIDED, 0);
+    add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 2, 2, false, 200, 130, 48, V_STRIDED, 0);
+    add_mmid(l, CT_TYPE_F32, CT_TYPE_F32, 2, 2, false, 20, 20, 1, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_F16, CT_TYPE_F32, 1, 1, false, 8, 16, 65, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_Q4_0, CT_TYPE_F32, 512, 10, false, 256, 64, 128, V_PLAIN, 0);
 }
 
 static void addid_test_cases(cto_case_list *l) {
@@ -124,8 +145,12 @@ static void mmid_perf_cases(cto_case_list *l, double s) {
     /* decode: 8 of 64 experts of 2048 x 768 (qwen3-moe's FFN), weights Q4_K, Q8_0 and F16 */
     static const ct_type dt[3] = {CT_TYPE_Q4_K, CT_TYPE_Q8_0, CT_TYPE_F16};
     for (int i = 0; i < 3; i++) add_mmid(l, dt[i], CT_TYPE_F32, 64, 8, true, 768, 1, 2048, V_PLAIN, 0);
-    /* a prefill batch */
-    add_mmid(l, CT_TYPE_Q4_K, CT_TYPE_F32, 64, 8, true, 768, (int)cto_scaled(512, s, 1, 8), 2048, V_PLAIN, 0);
+    /* prefill batches (the grouped path on OpenCL): qwen3-moe's 64 and 128 experts, F16 and
+     * Q8_0 weights, gpt-oss's 4 of 32 experts of 2880 x 2880 */
+    const int np = (int)cto_scaled(512, s, 1, 8);
+    for (int i = 0; i < 3; i++) add_mmid(l, dt[i], CT_TYPE_F32, 64, 8, true, 768, np, 2048, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_Q4_K, CT_TYPE_F32, 128, 8, true, 768, np, 2048, V_PLAIN, 0);
+    add_mmid(l, CT_TYPE_Q8_0, CT_TYPE_F32, 32, 4, true, 2880, np, 2880, V_PLAIN, 0);
 }
 
 static void addid_perf_cases(cto_case_list *l, double s) {

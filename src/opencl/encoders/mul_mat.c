@@ -1,10 +1,10 @@
 /* MUL_MAT on OpenCL (kernels/mul_mat.cl). Kernel choice, in order:
  *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
  *   float src0 with ne00 == 4                  -> c4
- *   ne11 >= MMTC_MIN_NE11, src0 not F32, and
- *     the device has tensor-core kernels       -> mmtc (CT_MMTC_BM x CT_MMTC_BN tiles on mma.sync:
+ *   ne11 >= CT_OCL_MM_MIN_NE11, src0 not F32,
+ *     and the device has tensor-core kernels   -> mmtc (CT_MMTC_BM x CT_MMTC_BN tiles on mma.sync:
  *                                                 kernels/mul_mm_tc.cl)
- *   ne11 >= MM_MIN_NE11 and the tiled kernel
+ *   ne11 >= CT_OCL_MM_MIN_NE11 and the tiled kernel
  *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
  *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
  *   quantized src0, rows of 64-value units
@@ -14,7 +14,8 @@
  *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
  * An F16 src1 is first widened into packed F32 rows in the work memory (ct_mul_mat_f16_y,
  * after the 8-bit blocks where those are made too), and the node is then planned and
- * computed as with that F32 src1.
+ * computed as with that F32 src1. MUL_MAT_ID's grouped path (encoders/mul_mat_id.c) picks
+ * its tiles with ct_ocl_mm_tiles_pick too.
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). Every
  * kernel takes ct_mul_mat_args (kernels/kernel_args.h). */
@@ -25,13 +26,10 @@
 
 enum {
     MM_TILE = 64,
-    MM_WG = 256,
     MM_LOCAL_FLOATS = 2 * 32 * 65,
-    MM_MIN_NE11 = 16, /* from here on each weight read serves enough src1 rows for the tiles to pay */
     MM128_TILE = 128,
     MM128_MIN_NE01 = 128, /* smaller shapes fill 128x128 tiles too thinly: the 64x64 ones waste less */
     MM128_MIN_NE11 = 64,
-    MMTC_MIN_NE11 = 16,
     /* fixed sizes: one build of each kernel on JIT-specializing drivers (PoCL) */
     MV_WG = 128,
     MVQY_MIN_NE11 = 4, /* src1 rows from which the staged-y kernels run (on the H200 they were slower at 2) */
@@ -100,7 +98,7 @@ bool ct_ocl_mul_mat_supported(const ct_ocl_device *dev, const ct_tensor *op) {
 
 /* The 128x128 kernel: available, 256 work-items allowed, and its local memory there. */
 static bool mm128_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
-    return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, MM_WG) == MM_WG &&
+    return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, CT_OCL_MM_WG) == CT_OCL_MM_WG &&
            enc->be->dev->local_mem >= CT_MMT_LOCAL_FLOATS * sizeof(float);
 }
 
@@ -114,6 +112,16 @@ static size_t mmtc_scratch(const ct_ocl_device *dev) {
 static bool mmtc_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
     return available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, CT_MMTC_WG) == CT_MMTC_WG &&
            enc->be->dev->local_mem >= mmtc_scratch(enc->be->dev);
+}
+
+bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mm, ct_ocl_kernel_id mm128, size_t ne01, size_t ne11,
+                          ct_ocl_mm_tiles *t) {
+    if (!available(enc->be->dev, mm) || ct_ocl_enc_clamp_wg(enc, mm, CT_OCL_MM_WG) != CT_OCL_MM_WG) return false;
+    const bool big = ne01 >= MM128_MIN_NE01 && ne11 >= MM128_MIN_NE11 && mm128_usable(enc, mm128);
+    t->id = big ? mm128 : mm;
+    t->tile = big ? MM128_TILE : MM_TILE;
+    t->scratch = (big ? CT_MMT_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
+    return true;
 }
 
 /* A mat-vec work-group of `total` items as local rows of the fewest items (a power of two,
@@ -233,6 +241,7 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
     const size_t nbatch = (size_t)b->ne[2] * (size_t)b->ne[3];
     const bool is_float = a->type == CT_TYPE_F32 || a->type == CT_TYPE_F16 || a->type == CT_TYPE_BF16;
     *p = (mm_plan){.local = {1, 1, 1}};
+    ct_ocl_mm_tiles tiles;
     /* an F16 src1 is read as its packed F32 copy */
     if (b->type == CT_TYPE_F32 && b->nb[0] != sizeof(float)) {
         p->id = k.row;
@@ -244,19 +253,18 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, C4_WG);
         p->groups[0] = (ne01 + p->local[0] - 1) / p->local[0], p->groups[1] = (ne11 + 3) / 4, p->groups[2] = nbatch;
         p->scratch = sizeof(float);
-    } else if (ne11 >= MMTC_MIN_NE11 && mmtc_usable(enc, k.mmtc)) {
+    } else if (ne11 >= CT_OCL_MM_MIN_NE11 && mmtc_usable(enc, k.mmtc)) {
         p->id = k.mmtc;
         p->local[0] = CT_MMTC_WG;
         p->groups[0] = (ne01 + CT_MMTC_BM - 1) / CT_MMTC_BM, p->groups[1] = (ne11 + CT_MMTC_BN - 1) / CT_MMTC_BN;
         p->groups[2] = nbatch;
         p->scratch = mmtc_scratch(enc->be->dev);
-    } else if (ne11 >= MM_MIN_NE11 && ct_ocl_enc_clamp_wg(enc, k.mm, MM_WG) == MM_WG) {
-        const bool big = ne01 >= MM128_MIN_NE01 && ne11 >= MM128_MIN_NE11 && mm128_usable(enc, k.mm128);
-        const size_t tile = big ? MM128_TILE : MM_TILE;
-        p->id = big ? k.mm128 : k.mm;
-        p->local[0] = MM_WG;
-        p->groups[0] = (ne01 + tile - 1) / tile, p->groups[1] = (ne11 + tile - 1) / tile, p->groups[2] = nbatch;
-        p->scratch = (big ? CT_MMT_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
+    } else if (ne11 >= CT_OCL_MM_MIN_NE11 && ct_ocl_mm_tiles_pick(enc, k.mm, k.mm128, ne01, ne11, &tiles)) {
+        p->id = tiles.id;
+        p->local[0] = CT_OCL_MM_WG;
+        p->groups[0] = (ne01 + tiles.tile - 1) / tiles.tile, p->groups[1] = (ne11 + tiles.tile - 1) / tiles.tile;
+        p->groups[2] = nbatch;
+        p->scratch = tiles.scratch;
     } else if (mvq_applies(enc, a, &k)) {
         plan_mvq(enc, node, &k, p);
     } else {
@@ -270,6 +278,23 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->scratch = (floats < 16 ? 16 : floats) * sizeof(float); /* IQ4_NL's table */
     }
     if (b->type == CT_TYPE_F16 && enc->st == CT_OK) plan_f16y(enc, b, p);
+}
+
+void ct_ocl_mm_widen_f16_y(ct_ocl_enc *enc, const ct_tensor *b, cl_mem work, size_t y_offset) {
+    const ct_mul_mat_args wargs = {
+        .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2], .nb13 = b->nb[3],
+        .ne00 = (int32_t)b->ne[0], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
+    };
+    const size_t local[3] = {F16Y_WG, 1, 1};
+    const size_t groups[3] = {((size_t)b->ne[0] + F16Y_WG - 1) / F16Y_WG, (size_t)b->ne[1],
+                              (size_t)b->ne[2] * (size_t)b->ne[3]};
+    const cl_ulong y_off = y_offset;
+    ct_ocl_enc_kernel(enc, CT_OCL_K_MUL_MAT_F16_Y);
+    ct_ocl_arg_tensor(enc, b, "src1");
+    ct_ocl_arg_mem(enc, work);
+    ct_ocl_arg_u64(enc, y_off);
+    ct_ocl_arg_bytes(enc, &wargs, sizeof wargs);
+    ct_ocl_enc_dispatch(enc, groups, local);
 }
 
 ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes) {
@@ -298,20 +323,7 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
         nb1x[1] = (ct_u64)b->ne[0] * sizeof(float);
         nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
         nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
-        const ct_mul_mat_args wargs = {
-            .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2], .nb13 = b->nb[3],
-            .ne00 = (int32_t)b->ne[0], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
-        };
-        const size_t local[3] = {F16Y_WG, 1, 1};
-        const size_t groups[3] = {((size_t)b->ne[0] + F16Y_WG - 1) / F16Y_WG, (size_t)b->ne[1],
-                                  (size_t)b->ne[2] * (size_t)b->ne[3]};
-        const cl_ulong y_off = p.y_offset;
-        ct_ocl_enc_kernel(enc, CT_OCL_K_MUL_MAT_F16_Y);
-        ct_ocl_arg_tensor(enc, b, "src1");
-        ct_ocl_arg_mem(enc, work);
-        ct_ocl_arg_u64(enc, y_off);
-        ct_ocl_arg_bytes(enc, &wargs, sizeof wargs);
-        ct_ocl_enc_dispatch(enc, groups, local);
+        ct_ocl_mm_widen_f16_y(enc, b, work, p.y_offset);
     }
     const ct_mul_mat_args args = {
         .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],

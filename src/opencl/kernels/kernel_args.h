@@ -157,17 +157,23 @@ typedef struct ct_mul_mat_args {
 CT_ARGS_ASSERT(mul_mat_args_size, sizeof(ct_mul_mat_args) == 120);
 CT_ARGS_OFFSET_ASSERT(mul_mat_args_ne00, ct_mul_mat_args, ne00, 88);
 
-/* MUL_MAT_ID (mul_mat_id.cl, the ct_mul_mv_id_<t>_f32 kernels MM_KERNELS makes in
- * mul_mat.cl): dst row (i1, i2) = src0's expert ids[i1, i2] times src1 row (i1 % ne11, i2),
- * one work-group column per (i1, i2); an id outside [0, n_as) gives zeros. */
+/* MUL_MAT_ID (mul_mat_id.cl; its kernels per src0 type are made in mul_mat.cl): dst row
+ * (i1, i2) = src0's expert ids[i1, i2] times src1 row (i1 % ne11, i2); an id outside
+ * [0, n_as) gives zeros. n_tokens = ids' ne1 = dst's ne2. */
 typedef struct ct_mul_mat_id_args {
     ct_u64 nb01, nb02;
     ct_u64 nb11, nb12;
     ct_u64 nb1, nb2;
     ct_u64 nbi0, nbi1;
     ct_i32 ne00, ne01, ne11, n_used, n_as;
-    ct_i32 pad0;
+    ct_i32 n_tokens;
 } ct_mul_mat_id_args;
+/* The grouped path's expert lists (ct_mul_mm_id_map), ints in the work memory: the count
+ * of each list e in [0, n_as] (list n_as: ids outside [0, n_as)), then each list's start
+ * in the entries, then the entries v = i2 * n_used + i1, list after list. */
+#define CT_MMID_MAP_COUNT(e) (e)
+#define CT_MMID_MAP_OFFSET(n_as, e) ((n_as) + 1 + (e))
+#define CT_MMID_MAP_LIST(n_as) (2 * ((n_as) + 1))
 CT_ARGS_ASSERT(mul_mat_id_args_size, sizeof(ct_mul_mat_id_args) == 88);
 CT_ARGS_OFFSET_ASSERT(mul_mat_id_args_ne00, ct_mul_mat_id_args, ne00, 64);
 

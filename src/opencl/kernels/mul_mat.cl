@@ -10,6 +10,9 @@
  *                           dequantized into local memory 32 columns at a time; nb10 == 4;
  *   ct_mul_mv_<t>_f32_c4    float types, ne00 == 4: one src0 row per work-item;
  *   ct_mul_mat_f16_y        an F16 src1 widened to packed F32 rows first (work memory).
+ * The tiles (mm_mm_tile, mm_mm128_tile) take their src1 and dst rows through mm_rows, so
+ * MUL_MAT_ID's grouped kernels (mul_mat_id.cl, made here by MM_KERNELS and MMT_KERNELS)
+ * run the same code over an expert's gathered rows.
  * src0 is dequantized exactly as src/types does (d widened to float, the reference's
  * order of products); products and sums are float. Blocks are 2-byte aligned, so the
  * encoder guarantees 2-byte (4 for F32) alignment of src0 rows and 4 of src1/dst. */
@@ -543,19 +546,48 @@ void mm_mv_c4(const int t, MM_ARGS) {
 #define MM_BK 32 /* k per step */
 #define MM_LD (MM_BM + 1) /* padded local row, fewer bank conflicts on the transposed stores */
 
-/* 256 work-items; scratch holds 2 * MM_BK * MM_LD floats. Out-of-range rows read the
- * last valid row (its results are never written); k past ne00 reads zeros. */
-void mm_mm(const int t, MM_ARGS) {
+/* Where the tiled kernels find src1 row c and dst row c of a tile: row c of the product
+ * (idm 0: c * nb11 and c * nb1 from the batch's start), or (idm 1, MUL_MAT_ID's gathered
+ * rows, kernels/mul_mat_id.cl) the entry v = list[c] of an expert's list: slot v % n_used of
+ * token v / n_used, src1 row (slot % ne11, token) and dst row (slot, token). */
+typedef struct mm_rows {
+    const __global int *list;
+    int n_used, ne11;
+    ulong nb11, nb12, nb1, nb2;
+} mm_rows;
+
+ulong mm_yoff(const int idm, const mm_rows rows, int c) {
+    if (!idm) return (ulong)c * rows.nb11;
+    const int v = rows.list[c], i1 = v % rows.n_used;
+    return (ulong)(i1 % rows.ne11) * rows.nb11 + (ulong)(v / rows.n_used) * rows.nb12;
+}
+
+ulong mm_doff(const int idm, const mm_rows rows, int c) {
+    if (!idm) return (ulong)c * rows.nb1;
+    const int v = rows.list[c];
+    return (ulong)(v % rows.n_used) * rows.nb1 + (ulong)(v / rows.n_used) * rows.nb2;
+}
+
+/* The rows of a plain product's batch im (MM_ARGS) as mm_rows. */
+#define MM_PLAIN_ROWS() ((mm_rows){0, 1, ne11, nb11, 0, nb1, 0})
+#define MM_BATCH_BASES()                                                                                  \
+    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;                                     \
+    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;       \
+    const __global uchar *y0 = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;                      \
+    __global uchar *d0 = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3
+
+/* One 64x64 tile: src0 rows r0.. of the matrix at x0 against the tile's src1 rows r1..
+ * of n1 (g and idm place them, from y0 and d0). 256 work-items; scratch holds
+ * 2 * MM_BK * MM_LD floats. Out-of-range rows read the last valid row (its results are
+ * never written); k past ne00 reads zeros. */
+void mm_mm_tile(const int t, const int idm, const __global uchar *x0, const __global uchar *y0, __global uchar *d0,
+                int ne00, int ne01, ulong nb01, int r0, int r1, int n1, const mm_rows rows, __local float *scratch) {
     const int tid = get_local_id(0);
-    const int r0 = get_group_id(0) * MM_BM, r1 = get_group_id(1) * MM_BN;
-    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     __local float *as = scratch, *bs = scratch + MM_BK * MM_LD;
 
     const int lrow = tid >> 2, lg = tid & 3;
-    const int ar = min(r0 + lrow, ne01 - 1), br = min(r1 + lrow, ne11 - 1);
-    const __global uchar *xa = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03 + (ulong)ar * nb01;
-    const __global float *yb =
-        (const __global float *)(src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13 + (ulong)br * nb11);
+    const __global uchar *xa = x0 + (ulong)min(r0 + lrow, ne01 - 1) * nb01;
+    const __global float *yb = (const __global float *)(y0 + mm_yoff(idm, rows, min(r1 + lrow, n1 - 1)));
     const int ngroups = (ne00 + 7) / 8;
 
     const int tx = tid & 15, ty = tid >> 4;
@@ -584,16 +616,21 @@ void mm_mm(const int t, MM_ARGS) {
         }
     }
 
-    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
     for (int j = 0; j < 4; j++) {
         const int c = r1 + ty + 16 * j;
-        if (c >= ne11) break;
-        __global float *dr = (__global float *)(d + (ulong)c * nb1);
+        if (c >= n1) break;
+        __global float *dr = (__global float *)(d0 + mm_doff(idm, rows, c));
         for (int i = 0; i < 4; i++) {
             const int r = r0 + tx + 16 * i;
             if (r < ne01) dr[r] = acc[i][j];
         }
     }
+}
+
+void mm_mm(const int t, MM_ARGS) {
+    MM_BATCH_BASES();
+    mm_mm_tile(t, 0, x0, y0, d0, ne00, ne01, nb01, get_group_id(0) * MM_BM, get_group_id(1) * MM_BN, ne11,
+               MM_PLAIN_ROWS(), scratch);
 }
 
 /* ---- large tiles: 128x128 outputs per 256 work-items, 8x8 each -------------------- */
@@ -632,28 +669,27 @@ float8 mmt_cvt16(const int t, uint4 u) {
     return vload_half8(0, (const __private half *)&h);
 }
 
-/* 256 work-items; scratch4 holds (2 * MMT_BK * MMT_LD + 16) floats: A and B k-major
+/* One 128x128 tile, placed as mm_mm_tile's. 256 work-items; scratch4 holds
+ * (2 * MMT_BK * MMT_LD + 16) floats: A and B k-major
  * ([k][row]) and IQ4_NL's table. Work-item (tx, ty) = (tid % 16, tid / 16) owns src0 rows
  * tx*4 + {0..3}, 64 + tx*4 + {0..3} and src1 rows ty*4 + {0..3}, 64 + ty*4 + {0..3} of the
  * tile, so each k reads four float4s. Each step's global loads are issued before the
  * previous step's FMAs and stored to local memory after them (one barrier pair per step).
  * Out-of-range rows read the last valid row and are never written; k past ne00 reads
  * zeros (quantized rows hold whole steps: ne00 is a multiple of 32). */
-void mm_mm128(const int t, MMT_ARGS) {
+void mm_mm128_tile(const int t, const int idm, const __global uchar *x0, const __global uchar *y0,
+                   __global uchar *d0, int ne00, int ne01, ulong nb01, int r0, int r1, int n1, const mm_rows rows,
+                   __local float4 *scratch4) {
     const int tid = get_local_id(0);
-    const int r0 = get_group_id(0) * MMT_BM, r1 = get_group_id(1) * MMT_BN;
-    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     __local float *as = (__local float *)scratch4, *kv = as + 2 * MMT_BK * MMT_LD; /* B follows A */
     const __local float4 *as4 = scratch4, *bs4 = scratch4 + MMT_BK * MMT_LD4;
 
     /* loads: a pair of work-items takes the two groups of one row (16 consecutive elements) */
     const int lr = tid >> 1, lg = tid & 1;
-    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
-    const __global uchar *y0 = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;
     const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
-    const int ya16 = ((ulong)y0 & 15) == 0 && (nb11 & 15) == 0;
+    const int ya16 = ((ulong)y0 & 15) == 0 && (rows.nb11 & 15) == 0 && (!idm || (rows.nb12 & 15) == 0);
     const __global uchar *xa = x0 + (ulong)min(r0 + lr, ne01 - 1) * nb01;
-    const __global float *yb = (const __global float *)(y0 + (ulong)min(r1 + lr, ne11 - 1) * nb11);
+    const __global float *yb = (const __global float *)(y0 + mm_yoff(idm, rows, min(r1 + lr, n1 - 1)));
 
     /* stores: the odd work-item of a pair swaps the halves of its 8 k, so (MMT_LD = 4 mod 32) a
      * warp's 32 stores hit 32 banks; two bases, B's at a constant offset, spare registers */
@@ -715,12 +751,11 @@ void mm_mm128(const int t, MMT_ARGS) {
     }
 #undef MMT_PREFETCH
 
-    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
 #pragma unroll
     for (int j = 0; j < 8; j++) {
         const int c = r1 + (j >> 2) * 64 + ty * 4 + (j & 3);
-        if (c < ne11) {
-            __global float *dr = (__global float *)(d + (ulong)c * nb1);
+        if (c < n1) {
+            __global float *dr = (__global float *)(d0 + mm_doff(idm, rows, c));
 #pragma unroll
             for (int i = 0; i < 8; i++) {
                 const int r = r0 + (i >> 2) * 64 + tx * 4 + (i & 3);
@@ -728,6 +763,12 @@ void mm_mm128(const int t, MMT_ARGS) {
             }
         }
     }
+}
+
+void mm_mm128(const int t, MMT_ARGS) {
+    MM_BATCH_BASES();
+    mm_mm128_tile(t, 0, x0, y0, d0, ne00, ne01, nb01, get_group_id(0) * MMT_BM, get_group_id(1) * MMT_BN, ne11,
+                  MM_PLAIN_ROWS(), scratch4);
 }
 
 /* A kernel's arguments: the tensors, ct_mul_mat_args (kernel_args.h), the scratch; and
@@ -756,7 +797,8 @@ __kernel void ct_mul_mat_f16_y(__global const uchar *src1, ulong offs1, __global
 #define MMT_KERNELS(name, T)                                                                               \
     __kernel void ct_mul_mm128_##name##_f32(MM_KERNEL_ARGS(float4, scratch4)) {                             \
         mm_mm128(T, MM_KERNEL_PASS(scratch4));                                                              \
-    }
+    }                                                                                                      \
+    MMTID_KERNELS(name, T) /* MUL_MAT_ID's (mul_mat_id.cl) */
 
 MMT_KERNELS(f32, MM_F32)
 MMT_KERNELS(f16, MM_F16)
