@@ -325,6 +325,13 @@ struct ct_ocl_backend {
     cl_uint kernel_nargs[CT_OCL_K_COUNT];   /* CL_KERNEL_NUM_ARGS */
     uint64_t trace_args_set[CT_OCL_K_COUNT]; /* bit i: argument i set in this trace */
     bool replay_enabled; /* the device records command buffers and CT_OPENCL_GRAPH_REPLAY is not 0 */
+    /* Fusion (docs/BACKENDS.md, "Fusion"): on unless CT_OPENCL_FUSION=0; the graph's use
+     * counts by hash slot (ct_graph_count_uses), counted once per compute into uses (grown
+     * to uses_cap); n_fused counts the nodes encoders took beyond the first, for tests. */
+    bool fusion_enabled;
+    int32_t *uses;
+    size_t uses_cap;
+    uint64_t n_fused;
     ct_ocl_replay_slot replays[CT_OCL_REPLAY_SLOTS];
     uint64_t replay_clock;
     /* Counts, for tests and the log: traces played command by command, command
