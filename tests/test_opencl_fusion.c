@@ -1,4 +1,5 @@
-/* OpenCL fusion (docs/BACKENDS.md, "Fusion"): RMS_NORM + MUL by its weight in one kernel.
+/* OpenCL fusion (docs/BACKENDS.md, "Fusion"): RMS_NORM + MUL by its weight, and the ADD
+ * after that MUL, in one kernel.
  * Each graph is computed on the CPU backend and on two OpenCL backends, one with fusion
  * off (CT_OPENCL_FUSION=0 is read at backend creation; the test clears the backend's
  * switch instead). Checked for every graph:
@@ -6,12 +7,14 @@
  *     caller can read (the final node, and each node the graph says must be written);
  *   - the OpenCL results are within the norms' threshold of the CPU's;
  *   - the backend fused exactly the pairs expected (its n_fused count).
- * Graphs: the weight as the MUL's src0 and src1, a weight broadcast over rows, over
- * dims 2-3 and along dim 0 (one value a row), strided rows of x, a strided destination,
- * a norm chain in a loop as a model has it; and where nothing may be fused: a second
- * consumer of the norm, the norm flagged output, a view of the norm, the weight broadcast
- * as src0 (the MUL would not broadcast it), F16 weights, weights with strided elements,
- * the graph given as a view, fusion off, an abort callback.
+ * Graphs fused: the weight as the MUL's src0 and src1, a weight broadcast over rows, over
+ * dims 2-3 and along dim 0 (one value a row), strided rows of x and a strided destination,
+ * long and short rows, a model's layer loop, the ADD after the MUL with either operand
+ * order. Where nothing may be fused: a second consumer of the norm, the norm flagged
+ * output, a view of the norm, MUL(norm, norm), an F16 weight, a weight with strided
+ * elements, the graph given as a view, another node between the norm and its MUL, an
+ * abort callback (each node handed over on its own). Where the ADD stays apart: its other
+ * operand broadcast, the product consumed again or flagged output.
  * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
@@ -33,6 +36,7 @@ int main(void) {
 #include "opencl/opencl_internal.h"
 
 enum { SKIP = 77, MAX_T = 64 };
+#define CT_ARRAY_LEN_(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 typedef struct fx {
     ct_context *ctx;
@@ -199,7 +203,28 @@ static void build_layers(fx *f, const void *p) {
         h = m ? ct_add(f->ctx, h, m) : NULL;
     }
     out(f, h);
-    f->want_fused = 4;
+    f->want_fused = 8; /* RMS_NORM + MUL + ADD(h, product) each */
+}
+
+/* rms_norm(x) * w, then ADD with r: r_first: ADD(r, product); r0..r3: r's shape; extra: the
+ * product also consumed later (by a second ADD), or flagged output (2) */
+typedef struct nma_case {
+    int64_t r[4];
+    bool r_first;
+    int extra, want;
+} nma_case;
+
+static void build_norm_mul_add(fx *f, const void *pv) {
+    const nma_case *p = pv;
+    ct_tensor *x = leaf(f, CT_TYPE_F32, 256, 3, 2, 1), *w = leaf(f, CT_TYPE_F32, 256, 1, 1, 1);
+    ct_tensor *r = leaf(f, CT_TYPE_F32, p->r[0], p->r[1], p->r[2], p->r[3]);
+    ct_tensor *m = x && w ? ct_mul(f->ctx, ct_rms_norm(f->ctx, x, 1e-6f), w) : NULL;
+    if (m && p->extra == 2) ct_set_output(m);
+    ct_tensor *a = m && r ? (p->r_first ? ct_add(f->ctx, r, m) : ct_add(f->ctx, m, r)) : NULL;
+    if (a && p->extra == 1) a = ct_add(f->ctx, a, m);
+    out(f, a);
+    if (p->extra == 2) out(f, m);
+    f->want_fused = p->want;
 }
 
 static void test_patterns(void) {
@@ -215,6 +240,18 @@ static void test_patterns(void) {
     norm_mul("f16 weight", 640, 3, 1, 1, CT_TYPE_F16, 640, 3, 1, 1, true, 0);
     run("strided x and a copy after", build_strided, NULL);
     run("layer loop", build_layers, NULL);
+    static const nma_case nma[] = {
+        {{256, 3, 2, 1}, false, 0, 2}, /* ADD(product, r) */
+        {{256, 3, 2, 1}, true, 0, 2},  /* ADD(r, product) */
+        {{256, 1, 1, 1}, false, 0, 1}, /* r broadcast: the ADD apart */
+        {{256, 3, 2, 1}, false, 1, 1}, /* the product consumed again: the ADD apart */
+        {{256, 3, 2, 1}, false, 2, 1}, /* the product flagged output: the ADD apart */
+    };
+    for (int i = 0; i < CT_ARRAY_LEN_(nma); i++) {
+        char what[64];
+        snprintf(what, sizeof what, "norm, mul, add #%d", i);
+        run(what, build_norm_mul_add, &nma[i]);
+    }
 }
 
 /* a second consumer after the MUL */

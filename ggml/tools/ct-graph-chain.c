@@ -14,6 +14,9 @@
  *   nodes: N
  *   graph: T us (median of REPS computes)
  *   per node: T/N us
+ *   host per node: C/N us   (the calling thread's CPU time per compute over N: the host's
+ *                            work of translating, encoding and launching, plus any time a
+ *                            driver spins in its wait)
  *   checksum: the sum of the result (for comparing runs: equal with fusion on and off)
  * GGML_BACKEND_PATH loads the plugin (ggml_backend_load_all).
  */
@@ -29,6 +32,12 @@
 static double now_us(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static double thread_cpu_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
@@ -113,12 +122,14 @@ int main(int argc, char **argv) {
         return 1;
     }
     double *t = malloc((size_t)reps * sizeof *t);
+    const double cpu0 = thread_cpu_us();
     for (int r = 0; r < reps; r++) {
         const double t0 = now_us();
         ggml_backend_graph_compute(be, gf);
         ggml_backend_synchronize(be);
         t[r] = now_us() - t0;
     }
+    const double cpu = (thread_cpu_us() - cpu0) / reps;
     qsort(t, (size_t)reps, sizeof *t, cmp_double);
     const double med = t[reps / 2];
     const int nodes = ggml_graph_n_nodes(gf);
@@ -130,6 +141,7 @@ int main(int argc, char **argv) {
     printf("nodes: %d\n", nodes);
     printf("graph: %.1f us (median of %d computes)\n", med, reps);
     printf("per node: %.3f us\n", med / nodes);
+    printf("host per node: %.3f us\n", cpu / nodes);
     printf("checksum: %.9g\n", sum);
 
     free(t);

@@ -11,7 +11,7 @@
  * Nothing reaches the driver while encoding: arguments and launches go to the compute's
  * trace (graph_replay.c), submitted once the graph is encoded. An encoder sets every
  * argument of a kernel before each launch, never waits, and reports how many graph
- * nodes it consumed (1 today; a fusing encoder may take more, reading enc->graph).
+ * nodes it consumed (1, or more where it fuses: encoders/norm.c, docs/BACKENDS.md "Fusion").
  *
  * Invariants supports_op established (types, shapes, strides, alignments, kernels the
  * device has) are CT_ASSERTs in the encoders, not statuses; what depends on where the
