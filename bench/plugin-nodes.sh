@@ -83,9 +83,9 @@ decode() { # MODEL DEVICE FUSION-LABEL
   out=$("$build/ggml/ct-llama-greedy" -m "$1" -p "The capital of France is" -n "$tokens" -dev "$2" --quiet 2>/dev/null) || {
     echo "$(basename "$1") $2: failed"; return; }
   tps=$(sed -n 's/^speed: .*, \([0-9.]*\) generated tokens\/s.*/\1/p' <<<"$out")
-  nodes=$(sed -n 's/^per token: \([0-9]*\) nodes on [^,]*, \([0-9]*\) on the CPU.*/\1 \2/p' <<<"$out")
-  local n_all
-  n_all=$(awk '{print $1 + $2}' <<<"$nodes")
+  # "per token: N nodes on DEV, M on the CPU, ..." or, all on the CPU, "per token: M on the CPU, ..."
+  nodes=$(sed -n 's/^per token: //p' <<<"$out" | grep -oE '[0-9]+ (nodes )?on ' | awk '{s += $1} END {print s + 0}')
+  local n_all=$nodes
   awk -v m="$(basename "$1")" -v d="$2" -v f="$3" -v t="$tps" -v n="$n_all" \
     'BEGIN { printf "%-28s %-12s %-6s %9.1f %7d %11.1f %9.3f\n", m, d, f, t, n, 1e6 / t, 1e6 / t / n }'
 }
