@@ -11,6 +11,12 @@
 #include "ggml-backend-impl.h"
 #include "ggml-backend.h"
 #include "ggml.h"
+/* ggml's graph internals, for the use counts its backends' fusion reads (ctg_link_result);
+ * its many static helpers are unused here */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "ggml-impl.h"
+#pragma GCC diagnostic pop
 
 #include <limits.h>
 #include <pthread.h>
@@ -454,6 +460,20 @@ static ct_tensor *ctg_node(ctg_xl *x, const struct ggml_tensor *node) {
     return r;
 }
 
+/* r computes node i of cgraph. Later nodes of the same translation take r itself as their
+ * source, so that the ctensor graph knows r's consumers; and r is flagged output (written
+ * whatever ctensor fuses, ct_backend_graph_compute) unless ggml counts exactly one use of
+ * it in the whole graph (a split's cgraph shares the scheduler's counts, which also see the
+ * other splits) and no output flag: ggml_node_has_n_uses' conditions for its own backends'
+ * fusion. With the CPU fallback every result is flagged: a node computed on ggml's CPU
+ * between two ctensor graphs is a consumer neither graph sees. */
+static void ctg_link_result(ctg_xl *x, const struct ggml_cgraph *cgraph, int i, bool fallback, ct_tensor *r) {
+    const struct ggml_tensor *node = ggml_graph_node((struct ggml_cgraph *)cgraph, i);
+    const bool one_use = cgraph->use_counts && ggml_node_get_use_count(cgraph, i) == 1;
+    if (fallback || !one_use || (node->flags & GGML_TENSOR_FLAG_OUTPUT) || node->view_src) ct_set_output(r);
+    if (!r->view_src && ctg_same_layout(r, node)) ctg_memo_put(x->memo, (uintptr_t)node | 1, r);
+}
+
 /* A no-alloc context in caller memory (CT_MEM_ALIGN-aligned). */
 static ct_context *ctg_scratch(void *mem, size_t size) {
     return ct_context_new((ct_context_params){.mem_size = size, .mem_buffer = mem, .no_alloc = true});
@@ -854,6 +874,7 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
                 logged = true;
                 break;
             }
+            ctg_link_result(&x, cgraph, i, fallback, r);
             st = ct_graph_build_forward(g, r);
             n_built++;
         }

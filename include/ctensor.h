@@ -351,6 +351,10 @@ CT_API ct_tensor *ct_tensor_dup(ct_context *ctx, const ct_tensor *a);
 
 CT_API ct_tensor *ct_tensor_set_name(ct_tensor *t, const char *name); /* truncates to CT_MAX_NAME-1 */
 CT_API const char *ct_tensor_get_name(const ct_tensor *t);
+/* Flags t CT_TENSOR_FLAG_OUTPUT (ggml_set_output): a result read after the compute, which
+ * a backend writes even where it fuses t's only consumer with it (ct_backend_graph_compute).
+ * Returns t, or NULL + status for NULL. */
+CT_API ct_tensor *ct_set_output(ct_tensor *t);
 
 /* Shape queries. */
 CT_API int ct_n_dims(const ct_tensor *t);          /* 1 + index of the last ne != 1 */
@@ -874,7 +878,10 @@ CT_API bool ct_backend_supports_op(const ct_backend *backend, const ct_tensor *o
 /* Computes the nodes in order. Every node must be supported (else CT_UNSUPPORTED,
  * nothing computed) and allocated in buffers the device supports. Returns when the
  * graph is computed, on every backend (OpenCL waits once, at its end), after the
- * transfers queued before it on the same backend. */
+ * transfers queued before it on the same backend. A backend may compute a node together
+ * with its only consumer and leave the node's own bytes unwritten, as ggml's backends do
+ * (docs/BACKENDS.md, "Fusion"): never a node flagged CT_TENSOR_FLAG_OUTPUT (ct_set_output),
+ * a view or a view's source, nor in a graph view (ct_graph_view). */
 CT_API ct_status ct_backend_graph_compute(ct_backend *backend, ct_graph *graph);
 
 /* Asynchronous transfers on a backend's stream, ggml's set/get_tensor_async.

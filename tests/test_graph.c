@@ -1,6 +1,7 @@
 /* Graphs: topological order on random DAGs, duplicates, leafs, a full graph
- * left unchanged, a deep chain without recursion, graph views. */
+ * left unchanged, a deep chain without recursion, graph views, use counts. */
 #include "testutil.h"
+#include "tensor/tensor_internal.h"
 
 #include <stdlib.h>
 
@@ -295,8 +296,46 @@ static void test_graph_view(void) {
     ct_context_free(ctx);
 }
 
+/* ct_graph_count_uses: each src[] slot counts, a view source counts (once more when it is
+ * also src[0]), leafs are counted too, an unconsumed result counts 0; a view graph knows
+ * nothing of the consumers outside it. */
+static void test_use_counts(void) {
+    ct_context *ctx = new_ctx(64 * ct_tensor_overhead() + 2 * ct_graph_overhead(32));
+    ct_graph *g = ctx ? ct_graph_new(ctx, 32) : NULL;
+    ct_tensor *x = ctx ? ct_tensor_new_2d(ctx, CT_TYPE_F32, 8, 2) : NULL;
+    ct_tensor *w = ctx ? ct_tensor_new_1d(ctx, CT_TYPE_F32, 8) : NULL;
+    ct_tensor *n = x ? ct_rms_norm(ctx, x, 1e-6f) : NULL;
+    ct_tensor *sq = n ? ct_mul(ctx, n, n) : NULL;    /* n twice */
+    ct_tensor *m = n && w ? ct_mul(ctx, n, w) : NULL; /* n, w */
+    ct_tensor *v = m ? ct_view_1d(ctx, m, 8, 0) : NULL; /* m as src[0] and view source */
+    ct_tensor *a = sq && m ? ct_add(ctx, sq, m) : NULL; /* sq, m */
+    bool ok = g && a && v;
+    CHECK(ok);
+    if (!ok) {
+        ct_context_free(ctx);
+        return;
+    }
+    CHECK(ct_graph_build_forward(g, a) == CT_OK && ct_graph_build_forward(g, v) == CT_OK);
+    int32_t *uses = calloc(g->hash_size, sizeof *uses);
+    CHECK(uses && ct_graph_count_uses(g, uses));
+    if (uses) {
+        CHECK(uses[ct_graph_slot(g, x)] == 1);
+        CHECK(uses[ct_graph_slot(g, w)] == 1);
+        CHECK(uses[ct_graph_slot(g, n)] == 3);
+        CHECK(uses[ct_graph_slot(g, sq)] == 1);
+        CHECK(uses[ct_graph_slot(g, m)] == 3);
+        CHECK(uses[ct_graph_slot(g, a)] == 0);
+        CHECK(uses[ct_graph_slot(g, v)] == 0);
+        ct_graph *gv = ct_graph_view(ctx, g, 0, ct_graph_n_nodes(g));
+        CHECK(gv && !ct_graph_count_uses(gv, uses));
+    }
+    free(uses);
+    ct_context_free(ctx);
+}
+
 int main(void) {
     tu_init("test_graph");
+    test_use_counts();
     test_random_dags();
     test_small_graphs();
     test_full_graph();

@@ -318,6 +318,12 @@ static void test_iteration_and_names(void) {
     CHECK(strcmp(ct_tensor_get_name(a), "weights") == 0);
     CHECK(ct_context_get_tensor(ctx, NULL) == NULL);
     CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_context_get_tensor: name is NULL");
+    /* ct_set_output flags a tensor output, once however often it is called */
+    CHECK(b->flags == 0);
+    CHECK(ct_set_output(b) == b && b->flags == CT_TENSOR_FLAG_OUTPUT);
+    CHECK(ct_set_output(b) == b && b->flags == CT_TENSOR_FLAG_OUTPUT);
+    CHECK(ct_set_output(NULL) == NULL);
+    CHECK_ERROR(CT_INVALID_ARGUMENT, "ct_set_output: t is NULL");
 
     /* View names follow ggml's; a long name is truncated, not overflowed. */
     CHECK(strcmp(ct_view_tensor(ctx, a)->name, "weights (view)") == 0);

@@ -4,6 +4,7 @@
  * turning device errors and raised index flags into statuses. The encoders'
  * toolkit is encoder.c; the encoders are in encoders/. */
 #include "encoder.h"
+#include "tensor/tensor_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +153,7 @@ static void be_destroy(ct_ocl_backend *be) {
     if (be->error_flag) clReleaseMemObject(be->error_flag);
     if (be->work) clReleaseMemObject(be->work);
     if (be->queue) clReleaseCommandQueue(be->queue);
+    ct_free(be->uses);
     ct_ocl_device *dev = be->dev;
     ct_free(be);
     ct_ocl_device_release(dev);
@@ -232,6 +234,23 @@ static ct_status check_and_reserve(ct_ocl_enc *enc, int n) {
     return ct_ocl_work_reserve(be, most);
 }
 
+/* The graph's use counts, once per compute, for the encoders' fusion checks; none (nothing
+ * fused) when fusion is off or the graph is a view, which does not know every consumer. */
+static ct_status count_uses(ct_ocl_enc *enc) {
+    ct_ocl_backend *be = enc->be;
+    const ct_graph *g = enc->graph;
+    if (!be->fusion_enabled || g->is_view) return CT_OK;
+    if (be->uses_cap < g->hash_size) {
+        int32_t *u = ct_malloc(g->hash_size * sizeof *u);
+        if (!u) return ct_ocl_fail(be, CT_OUT_OF_MEMORY, "no host memory for the use counts of %zu slots", g->hash_size);
+        ct_free(be->uses);
+        be->uses = u;
+        be->uses_cap = g->hash_size;
+    }
+    if (ct_graph_count_uses(g, be->uses)) enc->uses = be->uses;
+    return CT_OK;
+}
+
 static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     ct_ocl_backend *be = backend->context;
     snprintf(be->where, sizeof be->where, "ct_backend_graph_compute: %s", be->dev->name);
@@ -247,6 +266,7 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     be->graph = graph;
     ct_ocl_enc enc = {.be = be, .graph = graph};
     ct_status st = check_and_reserve(&enc, n);
+    if (st == CT_OK && !per_node && !be->test_encoder) st = count_uses(&enc);
     int n_nodes = 1;
     for (int i = 0; i < n && st == CT_OK; i += n_nodes) {
         ct_tensor *node = ct_graph_node(graph, i);
@@ -273,6 +293,7 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
             ct_ocl_enc_begin_node(&enc, i);
             st = op_encoder(node->op)(&enc, node, &n_nodes);
             CT_ASSERT(st != CT_OK || (n_nodes >= 1 && n_nodes <= n - i));
+            be->n_fused += (uint64_t)(n_nodes - 1);
         }
         if (st == CT_OK && per_node) st = ct_ocl_trace_submit(be, graph, false);
     }
@@ -376,6 +397,8 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     bool want_replay = d->type != CT_DEVICE_TYPE_CPU;
     if (replay && *replay) want_replay = strcmp(replay, "0") != 0;
     be->replay_enabled = d->has_cmdbuf && want_replay;
+    const char *fusion = getenv("CT_OPENCL_FUSION");
+    be->fusion_enabled = !(fusion && strcmp(fusion, "0") == 0);
     cl_int err;
     be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
     if (err != CL_SUCCESS) {

@@ -2,6 +2,7 @@
  * on first use, the argument cursor and dispatch, all appending to the compute's trace;
  * the work memory, sized before encoding. */
 #include "encoder.h"
+#include "tensor/tensor_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -80,6 +81,19 @@ const ct_ocl_tensor_ref *ct_ocl_enc_tensor(ct_ocl_enc *enc, const ct_tensor *t, 
     enc->resolved_tensor[i] = t;
     enc->resolved[i] = r;
     return &enc->resolved[i];
+}
+
+/* ---- fusion ---------------------------------------------------------------------- */
+
+ct_tensor *ct_ocl_enc_fusable_next(const ct_ocl_enc *enc, const ct_tensor *t, int next) {
+    const int j = enc->node_index + next;
+    if (!enc->uses || j >= ct_graph_n_nodes(enc->graph)) return NULL;
+    ct_tensor *n = enc->graph->nodes[j];
+    if (t->view_src || (t->flags & CT_TENSOR_FLAG_OUTPUT) || ct_is_empty(n)) return NULL;
+    if (enc->uses[ct_graph_slot(enc->graph, t)] != 1) return NULL;
+    for (int k = 0; k < CT_MAX_SRC; k++)
+        if (n->src[k] == t) return n;
+    return NULL;
 }
 
 /* ---- kernels, created on first use ------------------------------------------------- */

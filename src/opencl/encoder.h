@@ -11,7 +11,7 @@
  * Nothing reaches the driver while encoding: arguments and launches go to the compute's
  * trace (graph_replay.c), submitted once the graph is encoded. An encoder sets every
  * argument of a kernel before each launch, never waits, and reports how many graph
- * nodes it consumed (1 today; a fusing encoder may take more, reading enc->graph).
+ * nodes it consumed (1, or more where it fuses: encoders/norm.c, docs/BACKENDS.md "Fusion").
  *
  * Invariants supports_op established (types, shapes, strides, alignments, kernels the
  * device has) are CT_ASSERTs in the encoders, not statuses; what depends on where the
@@ -36,6 +36,7 @@ struct ct_ocl_enc {
     ct_graph *graph;
     int node_index;        /* of the node being encoded */
     ct_status st;          /* the node's first failure; sticks until the next node */
+    const int32_t *uses;   /* the graph's use counts by hash slot; NULL: nothing is fused */
     ct_ocl_kernel_id kid;  /* the kernel whose arguments the cursor sets */
     cl_uint arg;           /* its next argument's index */
     int n_resolved;
@@ -73,6 +74,13 @@ static inline unsigned ct_ocl_alignment(cl_ulong addr, const size_t nb[4], unsig
 size_t ct_ocl_enc_max_wg(ct_ocl_enc *enc, ct_ocl_kernel_id id);
 /* min(want, the kernel's max, the device's dim-0 max), at least 1. */
 size_t ct_ocl_enc_clamp_wg(ct_ocl_enc *enc, ct_ocl_kernel_id id, size_t want);
+
+/* The node after the one being encoded, when an encoder may compute it in the same
+ * kernel from t (the node being encoded, or one the encoder took already): fusion is on,
+ * that node is t's only consumer in the graph (in one source slot), and t is no view, no
+ * view's source and not flagged CT_TENSOR_FLAG_OUTPUT, so t's bytes need not be written.
+ * NULL otherwise. next counts from the node being encoded (1: the one right after it). */
+ct_tensor *ct_ocl_enc_fusable_next(const ct_ocl_enc *enc, const ct_tensor *t, int next);
 
 /* ---- the argument cursor -------------------------------------------------------- */
 

@@ -148,16 +148,43 @@ static ct_status set_arg_from(ct_ocl_backend *be, ct_graph *graph, cl_kernel k, 
     return node_fail_cl(be, graph, r->h.node, "clSetKernelArg", ct_ocl_kernel_table[r->h.kernel].name, err, idx);
 }
 
-/* Sends the trace to the queue: an argument, a launch, in the encoders' order. */
+/* Whether the backend's kernel already holds argument r (be->arg_memo); if not, and r is
+ * small enough, remembers it as set (the caller sets it, forgetting it on failure). */
+static bool arg_held(ct_ocl_backend *be, const rec_view *r) {
+    if (r->h.arg_index >= CT_OCL_ARG_MEMO_ARGS || r->h.size > CT_OCL_ARG_MEMO_BYTES || r->h.size == 0) return false;
+    ct_ocl_arg_memo *m = &be->arg_memo[r->h.kernel][r->h.arg_index];
+    const bool local = r->value == NULL;
+    if (m->size == r->h.size && m->local == local && (local || memcmp(m->value, r->value, (size_t)r->h.size) == 0))
+        return true;
+    m->size = (uint32_t)r->h.size;
+    m->local = local;
+    if (!local) memcpy(m->value, r->value, (size_t)r->h.size);
+    return false;
+}
+
+/* Sends the trace to the queue: an argument, a launch, in the encoders' order; an
+ * argument the kernel object already holds is not set again. */
 static ct_status play(ct_ocl_backend *be, ct_graph *graph) {
+    const uint64_t epoch = atomic_load(&ct_ocl_mem_epoch);
+    if (be->arg_memo_epoch != epoch) {
+        memset(be->arg_memo, 0, sizeof be->arg_memo);
+        be->arg_memo_epoch = epoch;
+    }
     const unsigned char *p = be->trace.bytes, *end = p + be->trace.len;
     while (p < end) {
         rec_view r;
         p = rec_next(p, &r);
         cl_kernel k = be->kernels[r.h.kernel];
         if (r.h.kind != REC_LAUNCH) {
+            if (arg_held(be, &r)) {
+                be->n_args_skipped++;
+                continue;
+            }
             ct_status st = set_arg_from(be, graph, k, &r);
-            if (st != CT_OK) return st;
+            if (st != CT_OK) {
+                memset(be->arg_memo, 0, sizeof be->arg_memo); /* what the kernel holds is unknown now */
+                return st;
+            }
             continue;
         }
         cl_int err = clEnqueueNDRangeKernel(be->queue, k, 3, NULL, r.global, r.local, 0, NULL, NULL);

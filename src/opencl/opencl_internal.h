@@ -292,6 +292,16 @@ typedef struct ct_ocl_replay_slot {
 /* Traces with fewer launches are always played: replay saves little there. */
 #define CT_OCL_REPLAY_MIN_LAUNCHES 2
 
+/* The arguments play() remembers per kernel (the first ones, up to this many bytes each:
+ * buffers, offsets, scalars; argument structs are set every launch). */
+#define CT_OCL_ARG_MEMO_ARGS 12
+#define CT_OCL_ARG_MEMO_BYTES 16
+typedef struct ct_ocl_arg_memo {
+    uint32_t size; /* 0: unknown */
+    bool local;    /* __local memory of size bytes */
+    unsigned char value[CT_OCL_ARG_MEMO_BYTES];
+} ct_ocl_arg_memo;
+
 /* ---- backend instance ------------------------------------------------------ */
 
 typedef struct ct_ocl_backend ct_ocl_backend;
@@ -328,6 +338,20 @@ struct ct_ocl_backend {
     cl_uint kernel_nargs[CT_OCL_K_COUNT];   /* CL_KERNEL_NUM_ARGS */
     uint64_t trace_args_set[CT_OCL_K_COUNT]; /* bit i: argument i set in this trace */
     bool replay_enabled; /* the device records command buffers and CT_OPENCL_GRAPH_REPLAY is not 0 */
+    /* What play() last gave each small argument of each kernel object: the driver keeps
+     * arguments on the kernel between launches (a launch takes them when enqueued), so an
+     * argument set to the value it holds needs no clSetKernelArg. Valid while
+     * ct_ocl_mem_epoch is arg_memo_epoch (a released cl_mem's handle may come back for
+     * another object); n_args_skipped counts the calls saved, for tests. */
+    ct_ocl_arg_memo arg_memo[CT_OCL_K_COUNT][CT_OCL_ARG_MEMO_ARGS];
+    uint64_t arg_memo_epoch, n_args_skipped;
+    /* Fusion (docs/BACKENDS.md, "Fusion"): on unless CT_OPENCL_FUSION=0; the graph's use
+     * counts by hash slot (ct_graph_count_uses), counted once per compute into uses (grown
+     * to uses_cap); n_fused counts the nodes encoders took beyond the first, for tests. */
+    bool fusion_enabled;
+    int32_t *uses;
+    size_t uses_cap;
+    uint64_t n_fused;
     ct_ocl_replay_slot replays[CT_OCL_REPLAY_SLOTS];
     uint64_t replay_clock;
     /* Counts, for tests and the log: traces played command by command, command

@@ -165,6 +165,27 @@ ct_tensor *ct_graph_leaf(const ct_graph *g, int i) {
     return g->leafs[i];
 }
 
+size_t ct_graph_slot(const ct_graph *g, const ct_tensor *t) {
+    size_t i = hash_slot(g, t);
+    while (g->hash[i] != t) {
+        CT_ASSERT(g->hash[i] != NULL); /* t is a node or leaf of g */
+        i = (i + 1) & (g->hash_size - 1);
+    }
+    return i;
+}
+
+bool ct_graph_count_uses(const ct_graph *g, int32_t *uses) {
+    if (g->is_view) return false;
+    memset(uses, 0, g->hash_size * sizeof *uses);
+    for (int i = 0; i < g->n_nodes; i++) {
+        const ct_tensor *n = g->nodes[i];
+        for (int k = 0; k < CT_MAX_SRC; k++)
+            if (n->src[k]) uses[ct_graph_slot(g, n->src[k])]++;
+        if (n->view_src) uses[ct_graph_slot(g, n->view_src)]++;
+    }
+    return true;
+}
+
 ct_graph *ct_graph_view(ct_context *ctx, const ct_graph *g, int i0, int i1) {
     if (ctx == NULL) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_graph_view: ctx is NULL");
     if (g == NULL) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_graph_view: graph is NULL");

@@ -200,6 +200,12 @@ ct_tensor *ct_tensor_dup(ct_context *ctx, const ct_tensor *a) {
 
 /* ---- names ---------------------------------------------------------------- */
 
+ct_tensor *ct_set_output(ct_tensor *t) {
+    if (t == NULL) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_set_output: t is NULL");
+    t->flags |= CT_TENSOR_FLAG_OUTPUT;
+    return t;
+}
+
 ct_tensor *ct_tensor_set_name(ct_tensor *t, const char *name) {
     if (t == NULL) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_tensor_set_name: t is NULL");
     if (name == NULL) return CT_FAIL_NULL(CT_INVALID_ARGUMENT, "ct_tensor_set_name: name is NULL");

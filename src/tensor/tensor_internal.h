@@ -47,6 +47,14 @@ struct ct_graph {
     bool is_view;
 };
 
+/* The slot of t, a node or leaf of g (not a view graph), in g's hash. */
+size_t ct_graph_slot(const ct_graph *g, const ct_tensor *t);
+/* How many nodes of g take each of its tensors as a source (each src[] entry counts) or as
+ * their view source, by slot (ct_graph_slot): uses holds g->hash_size counts. For what a
+ * backend may fuse: a view graph (ct_graph_view) does not know the consumers outside it
+ * and returns false. */
+bool ct_graph_count_uses(const ct_graph *g, int32_t *uses);
+
 /* Carves size bytes (rounded up to CT_MEM_ALIGN) from the arena, or records
  * CT_OUT_OF_MEMORY naming func and what and returns NULL. */
 void *ct_context_alloc(ct_context *ctx, size_t size, const char *func, const char *what);

@@ -1,6 +1,8 @@
 /* NORM, RMS_NORM, L2_NORM, GROUP_NORM on OpenCL (kernels/norm.cl, taking ct_norm_args).
  * Rows are spread over dim 0 of the work-group, and short rows are packed several to a
- * group (dim 1), so a group has ROWS_WG work-items whatever the row length. */
+ * group (dim 1), so a group has ROWS_WG work-items whatever the row length. RMS_NORM takes
+ * the MUL by its weight after it, and the ADD after that, into its kernel where they are
+ * its only consumers (docs/BACKENDS.md, "Fusion"). */
 #include "opencl/encoder.h"
 #include "opencl/kernels/kernel_args.h"
 
@@ -49,21 +51,72 @@ static void rows_shape(ct_ocl_enc *enc, ct_ocl_kernel_id id, int64_t ne00, size_
     local[0] = nx, local[1] = ny ? ny : 1, local[2] = 1;
 }
 
+/* t's start and strides are multiples of 4 bytes. */
+static bool f32_aligned(ct_ocl_enc *enc, const ct_tensor *t, const char *role) {
+    return ct_ocl_alignment(ct_ocl_enc_addr_bits(enc, t, role), t->nb, 4) >= 4;
+}
+
+/* The MUL right after RMS_NORM node that ct_rms_norm_mul_f32 computes with it, or NULL:
+ * as ggml-cuda's and ggml-metal's RMS_NORM + MUL fusion, all F32, node's only consumer
+ * (ct_ocl_enc_fusable_next), the other operand w of packed rows (any repeat over the norm's
+ * shape when the norm is the MUL's src0; the norm's own shape when it is src1, where the
+ * MUL would not broadcast it), 4-byte aligned like the MUL's destination. *w_first: w is
+ * the MUL's src0. */
+static ct_tensor *fused_mul(ct_ocl_enc *enc, const ct_tensor *node, const ct_tensor **w, bool *w_first) {
+    if (node->op != CT_OP_RMS_NORM) return NULL;
+    ct_tensor *mul = ct_ocl_enc_fusable_next(enc, node, 1);
+    if (!mul || mul->op != CT_OP_MUL) return NULL;
+    *w_first = mul->src[1] == node;
+    *w = mul->src[*w_first ? 0 : 1];
+    if (*w == node || mul->type != CT_TYPE_F32 || (*w)->type != CT_TYPE_F32) return NULL;
+    if ((*w)->nb[0] != sizeof(float) || !ct_are_same_shape(mul, node)) return NULL;
+    if (*w_first && !ct_are_same_shape(*w, node)) return NULL;
+    if (!f32_aligned(enc, *w, "src1") || !f32_aligned(enc, mul, "dst")) return NULL;
+    return mul;
+}
+
+/* The ADD right after the fused MUL that the same kernel also computes (ggml-cuda's
+ * RMS_NORM + MUL + ADD: a post-norm and its residual), or NULL: the MUL's only consumer,
+ * all F32, the other operand r of the norm's shape in packed rows, 4-byte aligned like the
+ * ADD's destination. *r_first: r is the ADD's src0. */
+static ct_tensor *fused_add(ct_ocl_enc *enc, const ct_tensor *mul, const ct_tensor **r, bool *r_first) {
+    ct_tensor *add = ct_ocl_enc_fusable_next(enc, mul, 2);
+    if (!add || add->op != CT_OP_ADD) return NULL;
+    *r_first = add->src[1] == mul;
+    *r = add->src[*r_first ? 0 : 1];
+    if (*r == mul || add->type != CT_TYPE_F32 || (*r)->type != CT_TYPE_F32) return NULL;
+    if ((*r)->nb[0] != sizeof(float) || !ct_are_same_shape(*r, mul) || !ct_are_same_shape(add, mul)) return NULL;
+    if (!f32_aligned(enc, *r, "src1") || !f32_aligned(enc, add, "dst")) return NULL;
+    return add;
+}
+
 ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
     CT_ASSERT(ct_ocl_norm_supported(enc->be->dev, node));
     *n_nodes = 1;
     if (ct_is_empty(node)) return CT_OK;
-    const ct_tensor *a = node->src[0];
-    const ct_ocl_kernel_id id = kernel_for(node->op);
+    const ct_tensor *a = node->src[0], *w = NULL;
+    bool w_first = false;
+    const ct_tensor *mul = fused_mul(enc, node, &w, &w_first), *r = NULL;
+    bool r_first = false;
+    const ct_tensor *add = mul ? fused_add(enc, mul, &r, &r_first) : NULL;
     const bool group = node->op == CT_OP_GROUP_NORM;
+    size_t local[3], groups[3], scratch;
+    if (!group) {
+        /* the unfused kernel's row width, so the sums are added in the same order */
+        rows_shape(enc, kernel_for(node->op), node->ne[0], local);
+        const size_t max = mul ? ct_ocl_enc_max_wg(enc, CT_OCL_K_RMS_NORM_MUL_F32) : 0;
+        if (mul && max / local[0] == 0) mul = add = NULL;
+        if (mul && local[1] > max / local[0]) local[1] = max / local[0];
+    }
+    const ct_tensor *dst = add ? add : mul ? mul : node;
+    const ct_ocl_kernel_id id = mul ? CT_OCL_K_RMS_NORM_MUL_F32 : kernel_for(node->op);
     ct_norm_args args = {
         .nb00 = a->nb[0], .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
-        .nb0 = node->nb[0], .nb1 = node->nb[1], .nb2 = node->nb[2], .nb3 = node->nb[3],
+        .nb0 = dst->nb[0], .nb1 = dst->nb[1], .nb2 = dst->nb[2], .nb3 = dst->nb[3],
         .ne00 = (int32_t)a->ne[0], .ne01 = (int32_t)a->ne[1], .ne02 = (int32_t)a->ne[2],
         .nrows = (int32_t)ct_nrows(a),
     };
     memcpy(&args.eps, &node->op_params[group ? 1 : 0], sizeof args.eps);
-    size_t local[3], groups[3], scratch;
     if (group) {
         const int64_t n_groups = node->op_params[0];
         args.channels_per_group = (int32_t)((a->ne[2] + n_groups - 1) / n_groups);
@@ -73,15 +126,27 @@ ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
         local[0] = ct_ocl_enc_clamp_wg(enc, id, GROUP_WG), local[1] = 1, local[2] = 1;
         scratch = local[0] * sizeof(float);
     } else {
-        rows_shape(enc, id, a->ne[0], local);
         groups[0] = ((size_t)args.nrows + local[1] - 1) / local[1], groups[1] = 1, groups[2] = 1;
         scratch = local[0] * local[1] * sizeof(float);
     }
     ct_ocl_enc_kernel(enc, id);
     ct_ocl_arg_tensor(enc, a, "src0");
-    ct_ocl_arg_tensor(enc, node, "dst");
+    ct_ocl_arg_tensor(enc, dst, "dst");
     ct_ocl_arg_bytes(enc, &args, sizeof args);
     ct_ocl_arg_local(enc, scratch);
+    if (mul) {
+        ct_norm_mul_args m = {
+            .nbw1 = w->nb[1], .nbw2 = w->nb[2], .nbw3 = w->nb[3],
+            .ne10 = (int32_t)w->ne[0], .ne11 = (int32_t)w->ne[1], .ne12 = (int32_t)w->ne[2], .ne13 = (int32_t)w->ne[3],
+            .w_first = w_first, .add = add ? (r_first ? 2 : 1) : 0,
+        };
+        if (add) m.nbr1 = r->nb[1], m.nbr2 = r->nb[2], m.nbr3 = r->nb[3];
+        ct_ocl_arg_tensor(enc, w, "src1");
+        if (add) ct_ocl_arg_tensor(enc, r, "src1");
+        else ct_ocl_arg_null_tensor(enc);
+        ct_ocl_arg_bytes(enc, &m, sizeof m);
+        *n_nodes = add ? 3 : 2;
+    }
     ct_ocl_enc_dispatch(enc, groups, local);
     return enc->st;
 }

@@ -17,11 +17,22 @@
     __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, const ct_norm_args a, __local float *scratch
 #define NM_PASS(mode)                                                                                       \
     nm_rows(mode, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb0, \
-            a.nb1, a.nb2, a.nb3, a.eps, scratch)
+            a.nb1, a.nb2, a.nb3, a.eps, scratch, 0, 0, 0, 0, 0, m0)
+
+/* The fused MUL (fuse 1: norm * w, 2: w * norm, the MUL's operand order) of one normalized
+ * value v at column i, then the fused ADD (m.add 1: product + r, 2: r + product): ct_xmul
+ * and ct_xadd as the MUL and ADD nodes' kernels compute them, so the bytes are the unfused
+ * nodes'. */
+#define NM_W(i) (*(const __global float *)(wr + (ulong)((i) % m.ne10) * 4))
+#define NM_R(i) (*(const __global float *)(rrow + (ulong)(i) * 4))
+#define NM_MUL(v, i) (fuse == 1 ? ct_xmul((v), NM_W(i)) : fuse == 2 ? ct_xmul(NM_W(i), (v)) : (v))
+#define NM_ADD(v, i) (m.add == 1 ? ct_xadd((v), NM_R(i)) : m.add == 2 ? ct_xadd(NM_R(i), (v)) : (v))
+#define NM_FUSE(v, i) NM_ADD(NM_MUL(v, i), i)
 
 /* Work-group (nx, ny): local row ly normalizes row get_group_id(0)*ny + ly. Rows past
  * nrows take part in the reductions (barriers) and write nothing. */
-void nm_rows(const int mode, NM_ARGS) {
+void nm_rows(const int mode, NM_ARGS, const int fuse, __global const uchar *w, ulong offw, __global const uchar *r,
+             ulong offr, const ct_norm_mul_args m) {
     const int lx = get_local_id(0), nx = get_local_size(0);
     const int row = get_group_id(0) * get_local_size(1) + get_local_id(1);
     const int rr = min(row, nrows - 1);
@@ -29,6 +40,10 @@ void nm_rows(const int mode, NM_ARGS) {
     const __global uchar *x = src + offs + (ulong)i01 * nb01 + (ulong)i02 * nb02 + (ulong)i03 * nb03;
     __global uchar *y = dst + offsd + (ulong)i01 * nb1 + (ulong)i02 * nb2 + (ulong)i03 * nb3;
 #define NM_X(i) (*(const __global float *)(x + (ulong)(i) * nb00))
+    const __global uchar *wr = fuse ? w + offw + (ulong)(i01 % m.ne11) * m.nbw1 + (ulong)(i02 % m.ne12) * m.nbw2 +
+                                          (ulong)(i03 % m.ne13) * m.nbw3
+                                    : w;
+    const __global uchar *rrow = m.add ? r + offr + (ulong)i01 * m.nbr1 + (ulong)i02 * m.nbr2 + (ulong)i03 * m.nbr3 : r;
 
     /* packed, 16-byte aligned rows: float4 loads and stores (uniform over the group) */
     const int v4 = nb00 == 4 && nb0 == 4 && (ne00 & 3) == 0 && (((ulong)x | (ulong)y) & 15) == 0 &&
@@ -94,6 +109,25 @@ void nm_rows(const int mode, NM_ARGS) {
         scale = 1.0f / fmax(sqrt(s), eps);
     }
     if (row >= nrows) return;
+    if (fuse) {
+        /* each value normalized as below, then multiplied by its weight */
+        if (kept) {
+#pragma unroll
+            for (int k = 0; k < NM_KEEP; k++) {
+                const int i4 = lx + k * nx;
+                if (i4 >= n4) continue;
+                const float4 v = (keep[k] - mean) * scale;
+                y4[i4] = (float4)(NM_FUSE(v.s0, 4 * i4), NM_FUSE(v.s1, 4 * i4 + 1), NM_FUSE(v.s2, 4 * i4 + 2),
+                                  NM_FUSE(v.s3, 4 * i4 + 3));
+            }
+            return;
+        }
+        for (int i = lx; i < ne00; i += nx) {
+            const float v = (NM_X(i) - mean) * scale;
+            *(__global float *)(y + (ulong)i * nb0) = NM_FUSE(v, i);
+        }
+        return;
+    }
     if (kept) {
 #pragma unroll
         for (int k = 0; k < NM_KEEP; k++)
@@ -108,11 +142,23 @@ void nm_rows(const int mode, NM_ARGS) {
 #undef NM_X
 }
 
+/* The unfused kernels pass no weight (m0: unused arguments). */
+__constant ct_norm_mul_args m0 = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0};
+
 __kernel void ct_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_NORM); }
 
 __kernel void ct_rms_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_RMS); }
 
 __kernel void ct_l2_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_L2); }
+
+/* RMS_NORM, the MUL by its weight and optionally the ADD after it in one pass
+ * (encoders/norm.c says when): dst is the last node's, the others' results are never
+ * written. */
+__kernel void ct_rms_norm_mul_f32(NM_KERNEL_ARGS, __global const uchar *w, ulong offw, __global const uchar *r,
+                                  ulong offr, const ct_norm_mul_args m) {
+    nm_rows(NM_RMS, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb0,
+            a.nb1, a.nb2, a.nb3, a.eps, scratch, m.w_first ? 2 : 1, w, offw, r, offr, m);
+}
 
 /* One work-group per (group, i03): channels [g*cpg, min((g+1)*cpg, ne02)), every
  * element of them, flat index i -> (i00, i01, channel). The encoder dispatches only
