@@ -18,10 +18,10 @@ def main():
         print("no OpenCL device: nothing to compare")
         return 0
     # then MUL_MAT's tensor-core kernels on their portable emulation (kernels/mul_mm_tc.cl): the
-    # cases of 16 src1 rows and the odd-sized ones, every type, broadcasts included
+    # cases of 16 src1 rows, every type, partial tiles and broadcasts (PoCL compiles the emulation
+    # slowly: one pattern)
     runs = [(dev, [], {}) for dev in devices]
-    runs += [(dev, ["-o", "MUL_MAT", "-p", p], {"CT_OPENCL_MMA_EMULATE": "1"})
-             for dev in devices for p in ("n=16,", "m=130,n=67,")]
+    runs += [(dev, ["-o", "MUL_MAT", "-p", "n=16,"], {"CT_OPENCL_MMA_EMULATE": "1"}) for dev in devices]
     failed = 0
     for dev, args, env in runs:
         p = subprocess.run([CT_OPS, "test", "-q", "-b", dev] + args, capture_output=True, text=True, timeout=1200,
