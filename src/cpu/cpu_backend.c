@@ -224,8 +224,10 @@ typedef struct compute_job {
 } compute_job;
 
 /* A node whose tensors (result and sources) take at most this many bytes runs on
- * thread 0 alone: on two threads, splitting ADD or ROPE of one 4096-wide row
- * saved less than the hand-off cost (docs/PERF.md, "CPU against ggml-cpu"). */
+ * thread 0 alone: the nodes of a decode step this small (a 4096-wide row, ROPE of
+ * 32 heads of 128, SOFT_MAX of 32 x 256) take a few µs on one thread, no more than
+ * waking a second one and meeting it at a barrier costs on a busy 2-core machine
+ * (docs/PERF.md, "CPU against ggml-cpu"). */
 #define SOLO_BYTES (64 * 1024)
 
 static bool node_is_solo(const ct_tensor *node) {
