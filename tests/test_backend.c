@@ -937,6 +937,82 @@ static void test_compute_chain(void) {
     ct_context_free(ctx);
 }
 
+/* Small nodes run on thread 0 alone and large ones on every thread
+ * (cpu_backend.c, SOLO_BYTES): a graph that mixes them in every order stops at
+ * exactly the node the abort callback names, and an error in either kind stops
+ * the nodes after it. */
+static void test_compute_mixed(void) {
+    enum { LEN = 24, SMALL = 50 * 3, BIG = 4096 * 3 }; /* 1.2 KiB and 96 KiB per DUP node */
+    const uint32_t pattern = 0x5A3C96u;                  /* bit i set: node i is a large one */
+    ct_context *ctx = new_ctx(LEN + 16);
+    ct_tensor *xs = ct_tensor_new_1d(ctx, CT_TYPE_F32, SMALL), *xb = ct_tensor_new_1d(ctx, CT_TYPE_F32, BIG);
+    ct_tensor *n[LEN], *last_s = xs, *last_b = xb;
+    ct_graph *g = ct_graph_new(ctx, LEN + 4);
+    for (int i = 0; i < LEN; i++) {
+        const bool big = (pattern >> i) & 1u;
+        n[i] = ct_dup(ctx, big ? last_b : last_s);
+        *(big ? &last_b : &last_s) = n[i];
+        CHECK(ct_graph_build_forward(g, n[i]) == CT_OK);
+    }
+    CHECK(ct_graph_n_nodes(g) == LEN);
+    /* a small GET_ROWS with a bad index before a large node, and the reverse */
+    ct_tensor *ids = ct_tensor_new_1d(ctx, CT_TYPE_I32, 2);
+    ct_tensor *rows_s = ct_get_rows(ctx, ct_reshape_2d(ctx, xs, 50, 3), ids);
+    ct_tensor *rows_b = ct_get_rows(ctx, ct_reshape_2d(ctx, xb, 4096, 3), ids);
+    ct_tensor *after_b = ct_dup(ctx, xb), *after_s = ct_dup(ctx, xs);
+    ct_tensor_set_name(rows_s, "rows_s");
+    ct_tensor_set_name(rows_b, "rows_b");
+    ct_graph *g_es = ct_graph_new(ctx, 8), *g_eb = ct_graph_new(ctx, 8);
+    CHECK(ct_graph_build_forward(g_es, rows_s) == CT_OK && ct_graph_build_forward(g_es, after_b) == CT_OK);
+    CHECK(ct_graph_build_forward(g_eb, rows_b) == CT_OK && ct_graph_build_forward(g_eb, after_s) == CT_OK);
+    ct_buffer *buf = NULL;
+    CHECK(ct_context_alloc_tensors(ctx, cpu_buft, &buf) == CT_OK);
+
+    static float vs[SMALL], vb[BIG], w[BIG];
+    tu_fill_uniform(vs, SMALL, -1, 1);
+    tu_fill_uniform(vb, BIG, -1, 1);
+    ct_backend *be = NULL;
+    CHECK(ct_backend_cpu_init(&be) == CT_OK);
+    for (int nth = 2; nth <= 3; nth++) {
+        CHECK(ct_backend_cpu_set_n_threads(be, nth) == CT_OK);
+        for (int stop = 1; stop <= LEN + 1; stop++) { /* LEN + 1: never stops */
+            CHECK(ct_buffer_clear(buf, 0) == CT_OK);
+            CHECK(ct_tensor_set(xs, vs, 0, sizeof vs) == CT_OK && ct_tensor_set(xb, vb, 0, sizeof vb) == CT_OK);
+            abort_state s = {0, stop};
+            ct_backend_set_abort_callback(be, abort_cb, &s);
+            CHECK(ct_backend_graph_compute(be, g) == (stop <= LEN ? CT_ABORTED : CT_OK));
+            CHECK(s.calls == (stop <= LEN ? stop : LEN));
+            bool ok = true;
+            for (int i = 0; i < LEN; i++) {
+                const bool big = (pattern >> i) & 1u;
+                const size_t bytes = big ? sizeof vb : sizeof vs;
+                read_f32(n[i], w);
+                bool zero = true;
+                for (size_t e = 0; e < bytes / sizeof(float); e++) zero = zero && w[e] == 0.0f;
+                ok = ok && (i < stop - 1 ? memcmp(w, big ? vb : vs, bytes) == 0 : zero);
+            }
+            CHECK_MSG(ok, "n_threads %d, abort at call %d", nth, stop);
+        }
+        ct_backend_set_abort_callback(be, NULL, NULL);
+
+        const int32_t bad[2] = {1, 3};
+        CHECK(ct_buffer_clear(buf, 0) == CT_OK);
+        CHECK(ct_tensor_set(ids, bad, 0, sizeof bad) == CT_OK);
+        CHECK(ct_tensor_set(xs, vs, 0, sizeof vs) == CT_OK && ct_tensor_set(xb, vb, 0, sizeof vb) == CT_OK);
+        CHECK(ct_backend_graph_compute(be, g_es) == CT_INDEX_OUT_OF_RANGE);
+        CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "ct_backend_graph_compute: node 'rows_s' (GET_ROWS): ");
+        read_f32(after_b, w);
+        CHECK_MSG(w[0] == 0.0f && w[BIG - 1] == 0.0f, "n_threads %d: the node after the error ran", nth);
+        CHECK(ct_backend_graph_compute(be, g_eb) == CT_INDEX_OUT_OF_RANGE);
+        CHECK_ERROR(CT_INDEX_OUT_OF_RANGE, "ct_backend_graph_compute: node 'rows_b' (GET_ROWS): ");
+        read_f32(after_s, w);
+        CHECK_MSG(w[0] == 0.0f && w[SMALL - 1] == 0.0f, "n_threads %d: the node after the error ran", nth);
+    }
+    ct_backend_free(be);
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+}
+
 static void test_compute_errors(void) {
     ct_context *ctx = new_ctx(32);
     ct_tensor *a = ct_tensor_new_2d(ctx, CT_TYPE_F32, 256, 2);
@@ -1145,6 +1221,7 @@ int main(void) {
     test_alloc_failures();
     test_compute();
     test_compute_chain();
+    test_compute_mixed();
     test_compute_errors();
     test_compute_oom();
     test_compute_mul_mat();

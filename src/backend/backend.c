@@ -98,24 +98,26 @@ static void node_label(char *out, size_t n, const ct_tensor *node, int i) {
 }
 
 /* A tensor the node reads or writes must sit in a buffer the device can use.
- * Empty tensors are never touched, so they may stay unallocated. */
-static ct_status check_tensor(const ct_device *dev, const ct_tensor *t, const char *role, const ct_tensor *node,
-                              int i) {
+ * Empty tensors are never touched, so they may stay unallocated. src is the
+ * source's index, -1 for the result; the labels are formatted only for a
+ * message, as this runs for every operand of every node of every compute. */
+static ct_status check_tensor(const ct_device *dev, const ct_tensor *t, int src, const ct_tensor *node, int i) {
     if (ct_is_empty(t)) return CT_OK;
-    char label[CT_MAX_NAME + 48];
-    node_label(label, sizeof label, node, i);
     ct_buffer *buf = ct_tensor_data_buffer(t);
-    if (!buf || !t->data) {
+    const bool allocated = buf && t->data;
+    if (allocated && ct_device_supports_buft(dev, buf->buft)) return CT_OK;
+    char label[CT_MAX_NAME + 48], role[16];
+    node_label(label, sizeof label, node, i);
+    if (src < 0) snprintf(role, sizeof role, "result");
+    else snprintf(role, sizeof role, "src[%d]", src);
+    if (!allocated) {
         return ct_fail(CT_INVALID_ARGUMENT, "ct_backend_graph_compute: %s: %s '%s' is not allocated in a buffer%s",
                        label, role, ct_backend_tensor_name(t),
                        buf && t->view_src ? " (call ct_buffer_init_view for views)" : "");
     }
-    if (!ct_device_supports_buft(dev, buf->buft)) {
-        return ct_fail(CT_UNSUPPORTED, "ct_backend_graph_compute: %s: %s '%s' is in a buffer of type %s, which device "
-                       "%s cannot use", label, role, ct_backend_tensor_name(t), ct_buft_label(buf->buft),
-                       dev->iface.get_name(dev));
-    }
-    return CT_OK;
+    return ct_fail(CT_UNSUPPORTED, "ct_backend_graph_compute: %s: %s '%s' is in a buffer of type %s, which device "
+                   "%s cannot use", label, role, ct_backend_tensor_name(t), ct_buft_label(buf->buft),
+                   dev->iface.get_name(dev));
 }
 
 ct_status ct_backend_graph_compute(ct_backend *backend, ct_graph *graph) {
@@ -134,12 +136,9 @@ ct_status ct_backend_graph_compute(ct_backend *backend, ct_graph *graph) {
                            node->src[0] ? ct_type_name(node->src[0]->type) : "-",
                            node->src[1] ? ct_type_name(node->src[1]->type) : "-");
         }
-        ct_status st = check_tensor(dev, node, "result", node, i);
+        ct_status st = check_tensor(dev, node, -1, node, i);
         for (int s = 0; st == CT_OK && s < CT_MAX_SRC; s++) {
-            if (!node->src[s]) continue;
-            char role[16];
-            snprintf(role, sizeof role, "src[%d]", s);
-            st = check_tensor(dev, node->src[s], role, node, i);
+            if (node->src[s]) st = check_tensor(dev, node->src[s], s, node, i);
         }
         if (st != CT_OK) return st;
     }

@@ -12,17 +12,28 @@
 
 bool ct_cpu_binary_supported(const ct_tensor *op) { return ct_binary_node_valid(op); }
 
-/* z = x op y over n packed floats, and z = x op s with a scalar s. z may be x. */
-#define CT_BIN_LOOPS(name, OP)                                                                      \
-    static void name##_vv(float *z, const float *x, const float *y, int64_t n) {                  \
+/* z = x op y over n packed floats, and z = x op s with a scalar s. z may be x. The same
+ * loops are compiled a second time for AVX2 (8 floats a step instead of SSE's 4), picked
+ * where the CPU has it: one IEEE operation per element either way, so the bytes agree. */
+#define CT_BIN_LOOPS_AS(name, OP, ATTR)                                                              \
+    ATTR static void name##_vv(float *z, const float *x, const float *y, int64_t n) {             \
         for (int64_t i = 0; i < n; i++) z[i] = x[i] OP y[i];                                        \
     }                                                                                             \
-    static void name##_vs(float *z, const float *x, float s, int64_t n) {                         \
+    ATTR static void name##_vs(float *z, const float *x, float s, int64_t n) {                    \
         for (int64_t i = 0; i < n; i++) z[i] = x[i] OP s;                                           \
     }                                                                                             \
-    static void name##_ii(float *z, const float *y, int64_t n) { /* in place: z = z op y */      \
+    ATTR static void name##_ii(float *z, const float *y, int64_t n) { /* in place: z = z op y */ \
         for (int64_t i = 0; i < n; i++) z[i] = z[i] OP y[i];                                        \
     }
+#define CT_BIN_PLAIN
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define CT_BIN_AVX2 1
+#define CT_BIN_LOOPS(name, OP)                     \
+    CT_BIN_LOOPS_AS(name, OP, CT_BIN_PLAIN)        \
+    CT_BIN_LOOPS_AS(name##_avx2, OP, __attribute__((target("avx2"))))
+#else
+#define CT_BIN_LOOPS(name, OP) CT_BIN_LOOPS_AS(name, OP, CT_BIN_PLAIN)
+#endif
 CT_BIN_LOOPS(add, +)
 CT_BIN_LOOPS(sub, -)
 CT_BIN_LOOPS(mul, *)
@@ -35,6 +46,16 @@ typedef struct bin_fns {
 } bin_fns;
 
 static bin_fns fns_for(ct_op op) {
+#ifdef CT_BIN_AVX2
+    if (ct_types_use_avx2()) {
+        switch (op) {
+        case CT_OP_SUB: return (bin_fns){sub_avx2_vv, sub_avx2_vs, sub_avx2_ii};
+        case CT_OP_MUL: return (bin_fns){mul_avx2_vv, mul_avx2_vs, mul_avx2_ii};
+        case CT_OP_DIV: return (bin_fns){div_avx2_vv, div_avx2_vs, div_avx2_ii};
+        default: return (bin_fns){add_avx2_vv, add_avx2_vs, add_avx2_ii};
+        }
+    }
+#endif
     switch (op) {
     case CT_OP_SUB: return (bin_fns){sub_vv, sub_vs, sub_ii};
     case CT_OP_MUL: return (bin_fns){mul_vv, mul_vs, mul_ii};

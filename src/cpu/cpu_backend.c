@@ -223,26 +223,63 @@ typedef struct compute_job {
     int n_nodes;
 } compute_job;
 
-/* Every thread walks the whole graph; the barrier before each node both
- * separates it from the previous one and publishes the abort decision. */
+/* A node whose tensors (result and sources) take at most this many bytes runs on
+ * thread 0 alone: the nodes of a decode step this small (a 4096-wide row, ROPE of
+ * 32 heads of 128, SOFT_MAX of 32 x 256) take a few µs on one thread, no more than
+ * waking a second one and meeting it at a barrier costs on a busy 2-core machine
+ * (docs/PERF.md, "CPU against ggml-cpu"). */
+#define SOLO_BYTES (64 * 1024)
+
+static bool node_is_solo(const ct_tensor *node) {
+    size_t bytes = ct_nbytes(node);
+    for (int s = 0; s < CT_MAX_SRC && bytes <= SOLO_BYTES; s++) {
+        if (node->src[s]) bytes += ct_nbytes(node->src[s]);
+    }
+    return bytes <= SOLO_BYTES;
+}
+
+/* Every thread walks the whole graph; the barrier before a node both separates
+ * it from the previous one and publishes the abort decision. Consecutive solo
+ * nodes need no barrier between them: thread 0 runs them while the others go on
+ * to the barrier before the next node that needs them, and a solo node after a
+ * shared one waits for it at a barrier. Every thread takes the same decisions, as
+ * they depend on the nodes only. Inside a run of solo nodes thread 0 alone reads
+ * and writes the error and abort state, so it skips the rest of the run after
+ * one, and the next barrier stops every thread. */
 static void compute_thread(ct_cpu_threadpool *pool, int ith, void *arg) {
     compute_job *job = arg;
     cpu_context *ctx = job->ctx;
+    const int nth = ct_cpu_threadpool_n_threads(pool);
     const ct_cpu_params params = {
         .ith = ith,
-        .nth = ct_cpu_threadpool_n_threads(pool),
+        .nth = nth,
         .wdata = ctx->wdata,
         .wsize = ctx->wsize,
         .pool = pool,
     };
+    const ct_cpu_params solo_params = {.ith = 0, .nth = 1, .wdata = ctx->wdata, .wsize = ctx->wsize, .pool = pool};
+    bool prev_shared = false;
     for (int i = 0; i < job->n_nodes; i++) {
         ct_tensor *node = ct_graph_node(job->graph, i);
         if (skip_node(node)) continue;
-        if (ith == 0 && ctx->abort_callback && ctx->abort_callback(ctx->abort_data)) {
+        const bool solo = nth > 1 && node_is_solo(node);
+        /* Thread 0 may know of a stop that the others learn at the next barrier;
+         * the callback is not asked again after it. */
+        if (ith == 0 && ctx->abort_callback && !ct_cpu_threadpool_should_stop(pool, i) &&
+            ctx->abort_callback(ctx->abort_data)) {
             ct_cpu_threadpool_request_abort(pool, i);
         }
-        ct_cpu_threadpool_barrier(pool);
-        if (ct_cpu_threadpool_should_stop(pool, i)) break;
+        if (!solo || prev_shared) {
+            ct_cpu_threadpool_barrier(pool);
+            if (ct_cpu_threadpool_should_stop(pool, i)) break;
+        }
+        prev_shared = !solo;
+        if (solo) {
+            if (ith != 0 || ct_cpu_threadpool_should_stop(pool, i)) continue;
+            ct_cpu_threadpool_begin_node(pool, 0, i);
+            run_op(&solo_params, node);
+            continue;
+        }
         ct_cpu_threadpool_begin_node(pool, ith, i);
         run_op(&params, node);
     }

@@ -1,9 +1,9 @@
 /* The CPU backend's op functions, one family per file (get_rows.c, set_rows.c,
  * cpy.c, mul_mat.c, norm.c, sum_rows.c), and the thread-pool services they use.
  *
- * graph_compute (cpu_backend.c) runs every node on all n threads of the pool:
- * each op function is called once per thread with ith in [0, nth) and splits
- * the work itself. Op functions never record errors with ct_fail (that writes
+ * graph_compute (cpu_backend.c) runs every node on all n threads of the pool,
+ * except a small one, which thread 0 runs alone with nth = 1: each op function
+ * is called once per thread with ith in [0, nth) and splits the work itself. Op functions never record errors with ct_fail (that writes
  * the worker's thread-local message); they call ct_cpu_set_error, and the
  * compute reports the first error on the caller's thread after the node.
  */

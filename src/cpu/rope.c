@@ -128,6 +128,26 @@ static void rotate_row(const rope_consts *k, const float *cache, int64_t npairs,
     if (k->mode == CT_ROPE_TYPE_NORMAL) first = k->n_offs, step0 = 2, dist = 1;
     else if (k->mode == CT_ROPE_TYPE_VISION) first = 0, step0 = 1, dist = k->n_dims;
     else first = k->n_offs, step0 = 1, dist = k->n_dims / 2;
+    if (!f16 && sx == sizeof(float) && sy == sizeof(float) && (((uintptr_t)x | (uintptr_t)y) % sizeof(float)) == 0) {
+        /* Packed F32 rows (the decode case): the same arithmetic in loops of fixed
+         * strides, which the compiler vectorizes; y may be x. */
+        const float *xf = (const float *)(const void *)x + first;
+        float *yf = (float *)(void *)y + first;
+        if (step0 == 2) {
+            for (int64_t i = 0; i < npairs; i++) {
+                const float c = cache[2 * i], s = cache[2 * i + 1], x0 = xf[2 * i], x1 = xf[2 * i + 1];
+                yf[2 * i] = x0 * c - x1 * s;
+                yf[2 * i + 1] = x0 * s + x1 * c;
+            }
+        } else {
+            for (int64_t i = 0; i < npairs; i++) {
+                const float c = cache[2 * i], s = cache[2 * i + 1], x0 = xf[i], x1 = xf[i + dist];
+                yf[i] = x0 * c - x1 * s;
+                yf[i + dist] = x0 * s + x1 * c;
+            }
+        }
+        return;
+    }
     for (int64_t i = 0; i < npairs; i++) {
         const int64_t j0 = first + i * step0, j1 = j0 + dist;
         const float c = cache[2 * i], s = cache[2 * i + 1];

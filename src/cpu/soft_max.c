@@ -6,6 +6,7 @@
  * AVX2 loops where the CPU has them: the exponential there is a polynomial within 2 ulp of
  * expf (0 below -87.3, where expf is subnormal), sums in double lanes. */
 #include "cpu/cpu_ops.h"
+#include "cpu/vexp.h"
 #include "types/types_internal.h"
 
 #include <math.h>
@@ -112,36 +113,12 @@ AVX2 static float pass_w_avx2(const float *x, const void *m, bool f16, float sca
     return max;
 }
 
-/* exp(v) for v <= 0 (or NaN): Cephes' expf reduction and polynomial, 2^k through the
- * exponent bits; 0 below -87.3 (where 2^k would leave the normal range), NaN kept. */
-AVX2 static __m256 exp_neg(__m256 v) {
-    const __m256 lo = _mm256_set1_ps(-87.3f);
-    const __m256 small = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
-    const __m256 x0 = _mm256_max_ps(v, lo); /* NaN becomes lo here; restored below */
-    const __m256 k = _mm256_round_ps(_mm256_mul_ps(x0, _mm256_set1_ps(1.44269504088896341f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 x = _mm256_sub_ps(x0, _mm256_mul_ps(k, _mm256_set1_ps(0.693359375f)));
-    x = _mm256_sub_ps(x, _mm256_mul_ps(k, _mm256_set1_ps(-2.12194440e-4f)));
-    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(1.3981999507e-3f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(8.3334519073e-3f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(4.1665795894e-2f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(1.6666665459e-1f));
-    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(5.0000001201e-1f));
-    p = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, x), x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
-    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
-    __m256 r = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
-    r = _mm256_andnot_ps(small, r);
-    const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-    return _mm256_blendv_ps(r, v, nan);
-}
-
 AVX2 static double pass_exp_avx2(float *y, float max, int64_t n) {
     const __m256 vm = _mm256_set1_ps(max);
     __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-        const __m256 e = exp_neg(_mm256_sub_ps(_mm256_loadu_ps(y + i), vm));
+        const __m256 e = ct_exp_neg_avx2(_mm256_sub_ps(_mm256_loadu_ps(y + i), vm));
         _mm256_storeu_ps(y + i, e);
         s0 = _mm256_add_pd(s0, _mm256_cvtps_pd(_mm256_castps256_ps128(e)));
         s1 = _mm256_add_pd(s1, _mm256_cvtps_pd(_mm256_extractf128_ps(e, 1)));

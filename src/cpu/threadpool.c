@@ -1,6 +1,9 @@
 /* A persistent pthread pool. Workers sleep on a condition variable between
  * runs; the barrier spins briefly (nodes are short) and then sleeps, so an
- * oversubscribed machine is not burnt by spinning threads. */
+ * oversubscribed machine is not burnt by spinning threads. The thread that
+ * completes a barrier takes the sleepers' mutex only when one of them sleeps:
+ * between the short nodes of a graph nobody does, and a lock and a broadcast
+ * per node were most of a small node's cost on two threads. */
 #include "threadpool.h"
 
 #include <pthread.h>
@@ -33,6 +36,7 @@ struct ct_cpu_threadpool {
 
     atomic_int bar_count;
     atomic_uint bar_phase;
+    atomic_int bar_sleepers; /* threads inside the sleeping part of the barrier */
     pthread_mutex_t bar_mutex;
     pthread_cond_t bar_cv;
 
@@ -113,6 +117,7 @@ ct_status ct_cpu_threadpool_new(const char *caller, int n_threads, ct_cpu_thread
     pthread_cond_init(&pool->bar_cv, NULL);
     atomic_init(&pool->bar_count, 0);
     atomic_init(&pool->bar_phase, 0u);
+    atomic_init(&pool->bar_sleepers, 0);
     atomic_init(&pool->err_node, -1);
     atomic_init(&pool->abort_at, -1);
     for (int i = 1; i < n_threads; i++) {
@@ -164,10 +169,15 @@ void ct_cpu_threadpool_barrier(ct_cpu_threadpool *pool) {
     if (atomic_fetch_add(&pool->bar_count, 1) == pool->n_threads - 1) {
         /* Last one in: reset the count before releasing, so a fast thread may re-enter at once. */
         atomic_store(&pool->bar_count, 0);
-        pthread_mutex_lock(&pool->bar_mutex);
         atomic_fetch_add(&pool->bar_phase, 1u);
-        pthread_cond_broadcast(&pool->bar_cv);
-        pthread_mutex_unlock(&pool->bar_mutex);
+        /* A sleeper announces itself before it reads the phase, and the phase moved
+         * before this read (both sequentially consistent): either it sees the new
+         * phase and does not wait, or this thread sees it and wakes it. */
+        if (atomic_load(&pool->bar_sleepers) > 0) {
+            pthread_mutex_lock(&pool->bar_mutex);
+            pthread_cond_broadcast(&pool->bar_cv);
+            pthread_mutex_unlock(&pool->bar_mutex);
+        }
         return;
     }
     for (int i = 0; i < BARRIER_SPINS; i++) {
@@ -175,7 +185,9 @@ void ct_cpu_threadpool_barrier(ct_cpu_threadpool *pool) {
         cpu_relax();
     }
     pthread_mutex_lock(&pool->bar_mutex);
+    atomic_fetch_add(&pool->bar_sleepers, 1);
     while (atomic_load(&pool->bar_phase) == phase) pthread_cond_wait(&pool->bar_cv, &pool->bar_mutex);
+    atomic_fetch_sub(&pool->bar_sleepers, 1);
     pthread_mutex_unlock(&pool->bar_mutex);
 }
 

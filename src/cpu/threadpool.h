@@ -32,7 +32,8 @@ void ct_cpu_threadpool_barrier(ct_cpu_threadpool *pool);
 /* Node bookkeeping inside a run. Errors and aborts are tagged with a node
  * index, so threads that passed the same barrier take the same decision:
  * should_stop(i) is true after an error in a node before i, or an abort
- * requested at a node <= i. Call it only right after a barrier. */
+ * requested at a node <= i. Call it only right after a barrier, or on thread 0
+ * while the other threads wait at one (a node thread 0 runs alone). */
 void ct_cpu_threadpool_begin_node(ct_cpu_threadpool *pool, int ith, int node_index);
 void ct_cpu_threadpool_request_abort(ct_cpu_threadpool *pool, int node_index);
 bool ct_cpu_threadpool_should_stop(ct_cpu_threadpool *pool, int node_index);

@@ -1,0 +1,37 @@
+/* The AVX2 exponential of SOFT_MAX (soft_max.c) and SwiGLU (glu.c), compiled
+ * through a function attribute; callers check ct_types_use_avx2() first. */
+#ifndef CT_CPU_VEXP_H
+#define CT_CPU_VEXP_H
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+
+#define CT_HAVE_VEXP 1
+#define CT_VEXP_AVX2 __attribute__((target("avx2,f16c")))
+
+/* exp(v) for v <= 0 (or NaN): Cephes' expf reduction and polynomial, 2^k through the
+ * exponent bits; 0 below -87.3 (where 2^k would leave the normal range), NaN kept. */
+CT_VEXP_AVX2 static inline __m256 ct_exp_neg_avx2(__m256 v) {
+    const __m256 lo = _mm256_set1_ps(-87.3f);
+    const __m256 small = _mm256_cmp_ps(v, lo, _CMP_LT_OQ);
+    const __m256 x0 = _mm256_max_ps(v, lo); /* NaN becomes lo here; restored below */
+    const __m256 k = _mm256_round_ps(_mm256_mul_ps(x0, _mm256_set1_ps(1.44269504088896341f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 x = _mm256_sub_ps(x0, _mm256_mul_ps(k, _mm256_set1_ps(0.693359375f)));
+    x = _mm256_sub_ps(x, _mm256_mul_ps(k, _mm256_set1_ps(-2.12194440e-4f)));
+    __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(1.3981999507e-3f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(8.3334519073e-3f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(4.1665795894e-2f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(1.6666665459e-1f));
+    p = _mm256_add_ps(_mm256_mul_ps(p, x), _mm256_set1_ps(5.0000001201e-1f));
+    p = _mm256_add_ps(_mm256_mul_ps(_mm256_mul_ps(p, x), x), _mm256_add_ps(x, _mm256_set1_ps(1.0f)));
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
+    __m256 r = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+    r = _mm256_andnot_ps(small, r);
+    const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+    return _mm256_blendv_ps(r, v, nan);
+}
+
+#endif
+#endif
