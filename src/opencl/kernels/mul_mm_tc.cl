@@ -6,11 +6,13 @@
  * portable emulation of the same warp operation (CT_MMA_EMULATE: CT_OPENCL_MMA_EMULATE=1,
  * so that the tiling and the fragment layouts are tested on any device, PoCL included).
  *
- * The operands are 16-bit: src0 F16 as it is, BF16 as it is (with the bf16 form of the
- * instruction), a quantized src0 dequantized as mul_mat.cl does and rounded to F16; src1
- * rounded to F16 (to BF16 for a BF16 src0, whose values may exceed F16's range). Products
- * of 16-bit values are exact in fp32; the sums are the tensor cores', so results differ
- * from the fp32 kernels in the last bits (within MUL_MAT's tolerance: docs/TESTING.md).
+ * The operands are 16-bit. An F16 src0 as it is, with src1 rounded to F16 (as ggml-cuda's
+ * F16 path); every other src0 in BF16 with the bf16 form of the instruction: BF16 as it is,
+ * a quantized one dequantized as mul_mat.cl does, and src1 rounded to BF16, whose range is
+ * float's (activations past F16's 65504 stay finite) and whose 8-bit significand is finer
+ * than the CPU backend's 8-bit blocks of src1. Products of 16-bit values are exact in fp32;
+ * the sums are the tensor cores', so results differ from the fp32 kernels in the last bits
+ * (within MUL_MAT's tolerance: docs/TESTING.md).
  *
  * Local memory (CT_MMTC_LOCAL_BYTES): A and B tiles as rows of 16-bit values, twice, IQ4_NL's
  * table, and the emulation's exchange area. */
@@ -113,7 +115,7 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
            __global uchar *dst, ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11,
            int ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,
            __local uint4 *scratch4) {
-    const int bf = t == MM_BF16, raw = t == MM_F16 || t == MM_BF16;
+    const int bf = t != MM_F16, raw = t == MM_F16 || t == MM_BF16;
     const int tid = get_local_id(0), lane = tid & 31, w = tid >> 5, g = lane >> 2, q = lane & 3;
     const int wm = TC_WM * (w % CT_MMTC_WARPS_M), wn = TC_WN * (w / CT_MMTC_WARPS_M);
     const int r0 = get_group_id(0) * CT_MMTC_BM, r1 = get_group_id(1) * CT_MMTC_BN;
@@ -158,7 +160,7 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
     do {                                                                                   \
         for (int i = 0; i < TC_NA; i++)                                                    \
             as4[((buf) * CT_MMTC_BM + lr + i * (CT_MMTC_WG / TC_GROUPS)) * TC_LDW4 + lq] = \
-                raw ? ph[i] : tc_pack8(pa[i], 0);                                          \
+                raw ? ph[i] : tc_pack8(pa[i], bf);                                         \
         for (int i = 0; i < TC_NB; i++)                                                    \
             bs4[((buf) * CT_MMTC_BN + lr + i * (CT_MMTC_WG / TC_GROUPS)) * TC_LDW4 + lq] = \
                 tc_pack8(pb[i], bf);                                                       \
