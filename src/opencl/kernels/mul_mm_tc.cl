@@ -23,6 +23,13 @@
 #define TC_LDW CT_MMTC_LDW
 #define TC_LDW4 (TC_LDW / 4)
 #define TC_XCH_WORDS CT_MMTC_XCH_WORDS
+/* The kernel's loops unrolled on the tensor cores (fragments and accumulators stay in
+ * registers); not in the emulation, whose barriers PoCL compiles slowly when unrolled. */
+#if CT_HAS_NV_MMA
+#define TC_UNROLL _Pragma("unroll")
+#else
+#define TC_UNROLL
+#endif
 
 /* ---- the warp operation and the 16-bit packing ------------------------------------ */
 
@@ -133,9 +140,9 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
     const int ya16 = ((ulong)y0 & 15) == 0 && (nb11 & 15) == 0;
     const __global uchar *xa[TC_NA];
     const __global float *yb[TC_NB];
-#pragma unroll
+TC_UNROLL
     for (int i = 0; i < TC_NA; i++) xa[i] = x0 + (ulong)min(r0 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne01 - 1) * nb01;
-#pragma unroll
+TC_UNROLL
     for (int i = 0; i < TC_NB; i++)
         yb[i] = (const __global float *)(y0 + (ulong)min(r1 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne11 - 1) * nb11);
 
@@ -172,33 +179,33 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
     barrier(CLK_LOCAL_MEM_FENCE);
 
     float acc[CT_MMTC_TM][CT_MMTC_TN][4];
-#pragma unroll
+TC_UNROLL
     for (int i = 0; i < CT_MMTC_TM; i++)
-#pragma unroll
+TC_UNROLL
         for (int j = 0; j < CT_MMTC_TN; j++)
-#pragma unroll
+TC_UNROLL
             for (int e = 0; e < 4; e++) acc[i][j][e] = 0.0f;
 
     for (int s = 0; s < nsteps; s++) {
         const int cur = s & 1;
         if (s + 1 < nsteps) TC_PREFETCH(s + 1);
         const __local uint *ab = as + cur * CT_MMTC_BM * TC_LDW, *bb = bs + cur * CT_MMTC_BN * TC_LDW;
-#pragma unroll
+TC_UNROLL
         for (int ks = 0; ks < TC_BK / 16; ks++) {
             uint af[CT_MMTC_TM][4], bfr[CT_MMTC_TN][2];
-#pragma unroll
+TC_UNROLL
             for (int i = 0; i < CT_MMTC_TM; i++) {
                 const __local uint *p = ab + (wm + 16 * i + g) * TC_LDW + 8 * ks + q;
                 af[i][0] = p[0], af[i][1] = p[8 * TC_LDW], af[i][2] = p[4], af[i][3] = p[8 * TC_LDW + 4];
             }
-#pragma unroll
+TC_UNROLL
             for (int j = 0; j < CT_MMTC_TN; j++) {
                 const __local uint *p = bb + (wn + 8 * j + g) * TC_LDW + 8 * ks + q;
                 bfr[j][0] = p[0], bfr[j][1] = p[4];
             }
-#pragma unroll
+TC_UNROLL
             for (int i = 0; i < CT_MMTC_TM; i++)
-#pragma unroll
+TC_UNROLL
                 for (int j = 0; j < CT_MMTC_TN; j++) tc_mma(acc[i][j], af[i], bfr[j], xch, bf);
         }
         /* the other buffer was last read a step ago, before the barrier that ended it */
@@ -209,14 +216,14 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
 #undef TC_STORE
 
     __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
-#pragma unroll
+TC_UNROLL
     for (int j = 0; j < CT_MMTC_TN; j++) {
-#pragma unroll
+TC_UNROLL
         for (int e = 0; e < 4; e++) {
             const int c = r1 + wn + 8 * j + 2 * q + (e & 1);
             if (c < ne11) {
                 __global float *dr = (__global float *)(d + (ulong)c * nb1);
-#pragma unroll
+TC_UNROLL
                 for (int i = 0; i < CT_MMTC_TM; i++) {
                     const int r = r0 + wm + 16 * i + g + 8 * (e >> 1);
                     if (r < ne01) dr[r] = acc[i][j][e];
