@@ -101,25 +101,6 @@ static void fill_table(const rope_consts *k, const int32_t p[4], int64_t npairs,
     }
 }
 
-static inline float ld(const char *p, bool f16) {
-    if (f16) {
-        ct_fp16 h;
-        memcpy(&h, p, sizeof h);
-        return ct_fp16_to_fp32_inline(h);
-    }
-    float v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void st(char *p, float v, bool f16) {
-    if (f16) {
-        const ct_fp16 h = ct_fp32_to_fp16_inline(v);
-        memcpy(p, &h, sizeof h);
-    } else {
-        memcpy(p, &v, sizeof v);
-    }
-}
 
 /* Rotates the pairs of one row: pair i is elements (j0, j1) of the mode. */
 static void rotate_row(const rope_consts *k, const float *cache, int64_t npairs, const char *x, size_t sx, char *y,
@@ -148,12 +129,13 @@ static void rotate_row(const rope_consts *k, const float *cache, int64_t npairs,
         }
         return;
     }
+    const ct_type xt = f16 ? CT_TYPE_F16 : CT_TYPE_F32;
     for (int64_t i = 0; i < npairs; i++) {
         const int64_t j0 = first + i * step0, j1 = j0 + dist;
         const float c = cache[2 * i], s = cache[2 * i + 1];
-        const float x0 = ld(x + (size_t)j0 * sx, f16), x1 = ld(x + (size_t)j1 * sx, f16);
-        st(y + (size_t)j0 * sy, x0 * c - x1 * s, f16);
-        st(y + (size_t)j1 * sy, x0 * s + x1 * c, f16);
+        const float x0 = ct_load_f32_or_f16(xt, x + (size_t)j0 * sx), x1 = ct_load_f32_or_f16(xt, x + (size_t)j1 * sx);
+        ct_store_f32_or_f16(xt, y + (size_t)j0 * sy, x0 * c - x1 * s);
+        ct_store_f32_or_f16(xt, y + (size_t)j1 * sy, x0 * s + x1 * c);
     }
 }
 

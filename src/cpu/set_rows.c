@@ -62,22 +62,11 @@ static bool indices_ok(const ct_cpu_params *params, const ct_tensor *dst) {
     return true;
 }
 
-static inline float load_f32(ct_type stype, const char *p) {
-    if (stype == CT_TYPE_F16) {
-        ct_fp16 h;
-        memcpy(&h, p, sizeof h);
-        return ct_fp16_to_fp32_inline(h);
-    }
-    float v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
 /* Plain destinations of strided rows: the quantizer's per-element conversion, inline. */
 #define PLAIN_ROW(DTYPE, EXPR)                                                                            \
     do {                                                                                                  \
         for (int64_t i = 0; i < n; i++) {                                                                 \
-            const float x = load_f32(stype, src + (size_t)i * nb00);                                      \
+            const float x = ct_load_f32_or_f16(stype, src + (size_t)i * nb00);                                      \
             const DTYPE y = (EXPR);                                                                       \
             memcpy(out + (size_t)i * sizeof(DTYPE), &y, sizeof y);                                        \
         }                                                                                                 \
@@ -141,7 +130,7 @@ static void write_row(ct_type dtype, ct_type stype, const char *src, size_t nb00
     for (int64_t i0 = 0; i0 < n; i0 += TMP_FLOATS) {
         const int64_t m = n - i0 < TMP_FLOATS ? n - i0 : TMP_FLOATS;
         const char *s = src + (size_t)i0 * nb00;
-        for (int64_t i = 0; i < m; i++) tmp[i] = load_f32(stype, s + (size_t)i * nb00);
+        for (int64_t i = 0; i < m; i++) tmp[i] = ct_load_f32_or_f16(stype, s + (size_t)i * nb00);
         quant(tmp, out + (size_t)(i0 / blck) * ts, m);
     }
 }
