@@ -1,4 +1,4 @@
-/* ct-tbo-cases: prints the small-op cases of scripts/ggml/cpu-perf.sh in the format of
+/* ct-tbo-cases [small|prefill]: prints a case set of scripts/ggml/tbo-perf.sh in the format of
  * test-backend-ops --test-file (one generic op a line: op, type, ne[4], op_params,
  * sources with type, ne[4], nb[4], name), with ggml's op and type ids taken from the
  * pinned ggml.h so the file matches the tree it runs against. The shapes are those
@@ -7,7 +7,9 @@
  * test-backend-ops fills I32 tensors with float bits, so their indices would be out
  * of range; ROPE's positions are such values too, which only changes the angles. CPY
  * is missing too: a generic node's result is not the view of its destination that the
- * plugin needs, so the copies are CONT (a contiguous and a strided source). */
+ * plugin needs, so the copies are CONT (a contiguous and a strided source). The set
+ * `prefill` holds the prompt-sized products that the perf list lacks: 16384 x 16384
+ * weights times 512 columns. */
 #include "ggml.h"
 
 #include <stdio.h>
@@ -47,7 +49,27 @@ static int f32_bits(float f) {
 #define SRC1(t, a, b, c, d) ((const src[]){{t, {a, b, c, d}, 0}}), 1
 #define SRC2(t0, a0, b0, c0, d0, t1, a1, b1, c1, d1) ((const src[]){{t0, {a0, b0, c0, d0}, 0}, {t1, {a1, b1, c1, d1}, 0}}), 2
 
-int main(void) {
+static void print_prefill(void) {
+    static const enum ggml_type types[] = {GGML_TYPE_F16, GGML_TYPE_BF16, GGML_TYPE_Q4_0,
+                                           GGML_TYPE_Q8_0, GGML_TYPE_Q4_K, GGML_TYPE_Q6_K};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "mul_mat_%s_16384x16384_n512", ggml_type_name(types[i]));
+        print_case(name, GGML_OP_MUL_MAT, GGML_TYPE_F32, NE(16384, 512, 1, 1), NULL, 0,
+                   SRC2(types[i], 16384, 16384, 1, 1, GGML_TYPE_F32, 16384, 512, 1, 1));
+    }
+}
+
+int main(int argc, char **argv) {
+    const char *set = argc > 1 ? argv[1] : "small";
+    if (!strcmp(set, "prefill")) {
+        print_prefill();
+        return 0;
+    }
+    if (strcmp(set, "small") != 0) {
+        fprintf(stderr, "usage: ct-tbo-cases [small|prefill]\n");
+        return 2;
+    }
     const enum ggml_type F32 = GGML_TYPE_F32, F16 = GGML_TYPE_F16, I32 = GGML_TYPE_I32;
     int eps[1] = {f32_bits(1e-6f)};
     print_case("rms_norm_4096", GGML_OP_RMS_NORM, F32, NE(4096, 1, 1, 1), eps, 1, SRC1(F32, 4096, 1, 1, 1));
