@@ -2,13 +2,13 @@
  * float, the sub-op's loop runs over it (the switch outside the element loop) and the
  * chunk is converted back. The arithmetic is ggml-cpu's (ops.cpp, vec.h): GEGLU and
  * GEGLU_QUICK take f(x) from fp16 tables as ggml-cpu does, 65536 entries each filled
- * once with UNARY's helpers (cpu/gelu.h; tanhf costs about 5 expf, so the table is what
+ * once with UNARY's helpers (ops/gelu.h; tanhf costs about 5 expf, so the table is what
  * keeps GEGLU near SWIGLU's speed): on F32, GEGLU gives 0 for x <= -10, x·g for x >= 10
  * and fp16(gelu(fp16(x)))·g otherwise, GEGLU_QUICK fp16(gelu_quick(fp16(x)))·g; on F16
  * both are fp16(fp16(f(x))·g). SWIGLU takes its exponential from cpu/vexp.h where the CPU
  * has AVX2 (within 2 ulp of expf; ggml-cpu vectorizes it too). docs/TENSORS.md, GLU. */
 #include "cpu/cpu_ops.h"
-#include "cpu/gelu.h"
+#include "ops/gelu.h"
 #include "cpu/vexp.h"
 #include "tensor/tensor_internal.h"
 #include "types/types_internal.h"
@@ -22,15 +22,15 @@ enum { CHUNK = 256 };
 bool ct_cpu_glu_supported(const ct_tensor *op) { return ct_glu_node_valid(op); }
 
 /* fp16 tables of GELU and GELU_QUICK: the entry for fp16 h is f(h) rounded to fp16,
- * ct_cpu_via_fp16's value for any x that rounds to h */
+ * ct_via_fp16's value for any x that rounds to h */
 static ct_fp16 gelu_tab[1 << 16], gelu_quick_tab[1 << 16];
 static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
 
 static void tab_init(void) {
     for (uint32_t h = 0; h < (1u << 16); h++) {
         const float x = ct_fp16_to_fp32_inline((ct_fp16)h);
-        gelu_tab[h] = ct_fp32_to_fp16_inline(ct_cpu_gelu(x));
-        gelu_quick_tab[h] = ct_fp32_to_fp16_inline(ct_cpu_gelu_quick(x));
+        gelu_tab[h] = ct_fp32_to_fp16_inline(ct_gelu(x));
+        gelu_quick_tab[h] = ct_fp32_to_fp16_inline(ct_gelu_quick(x));
     }
 }
 

@@ -4,9 +4,9 @@
  * ggml-cpu's: GELU on F32 goes through an fp16 table (its GGML_GELU_FP16 default:
  * x <= -10 gives 0, x >= 10 gives x, else gelu of x rounded to fp16, rounded to fp16)
  * and GELU_QUICK on F32 through an fp16 table for every x; both are computed here
- * without the table, value for value the same. docs/TENSORS.md, Unary. */
+ * without the table, value for value the same (ops/gelu.h). docs/TENSORS.md, Unary. */
 #include "cpu/cpu_ops.h"
-#include "cpu/gelu.h"
+#include "ops/gelu.h"
 #include "types/types_internal.h"
 
 #include <math.h>
@@ -45,16 +45,16 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *x, int64_t 
     case CT_UNARY_OP_GELU:
         if (f32) {
             for (int64_t i = 0; i < n; i++)
-                x[i] = x[i] <= -10.0f ? 0.0f : x[i] >= 10.0f ? x[i] : ct_cpu_via_fp16(ct_cpu_gelu, x[i]);
+                x[i] = ct_gelu_f32(x[i]);
         } else {
-            for (int64_t i = 0; i < n; i++) x[i] = ct_cpu_gelu(x[i]);
+            for (int64_t i = 0; i < n; i++) x[i] = ct_gelu(x[i]);
         }
         break;
     case CT_UNARY_OP_GELU_QUICK:
         if (f32) {
-            for (int64_t i = 0; i < n; i++) x[i] = ct_cpu_via_fp16(ct_cpu_gelu_quick, x[i]);
+            for (int64_t i = 0; i < n; i++) x[i] = ct_gelu_quick_f32(x[i]);
         } else {
-            for (int64_t i = 0; i < n; i++) x[i] = ct_cpu_gelu_quick(x[i]);
+            for (int64_t i = 0; i < n; i++) x[i] = ct_gelu_quick(x[i]);
         }
         break;
     case CT_UNARY_OP_SILU: for (int64_t i = 0; i < n; i++) x[i] = x[i] / (1.0f + expf(-x[i])); break;

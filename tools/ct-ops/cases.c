@@ -64,8 +64,6 @@ double cto_kind_max_nmse(cto_kind kind) {
     switch (kind) {
     case CTO_CPY: case CTO_CAST: return 1e-6;
     case CTO_MUL_MAT: return 5e-4;
-    /* the CPU's GELU and GELU_QUICK on F32 round through fp16 as ggml-cpu's (docs/TENSORS.md) */
-    case CTO_UNARY: return 1e-5;
     case CTO_SOFT_MAX: return 1e-6;
     default: return 1e-7;
     }

@@ -133,7 +133,7 @@ static void glu_build(const cto_case *c, cto_builder *b, int n_rep, ct_tensor **
 const cto_family cto_family_glu = {
     .owns = glu_owns,
     .exact = false,
-    .max_nmse = 1e-5,
+    .max_nmse = 1e-7,
     .name = glu_name,
     .test_cases = glu_test_cases,
     .perf_cases = glu_perf_cases,

@@ -1,6 +1,7 @@
 /* GLU of F32 and F16 data (ct_glu_args): one element a work-item, dims 1..3 over the
  * launch's dims 1 and 2; the sub-op (a ct_glu_op, uniform over the launch) by a switch,
- * ggml's formulas in float (GEGLU and GEGLU_QUICK the plain ones, as ggml-metal). */
+ * ggml's formulas in float. GEGLU and GEGLU_QUICK take f(x) as ggml-cpu's fp16 tables give
+ * it (unary.cl): on F32 with GELU's cut-offs at ±10, on F16 fp16(f(x)) (docs/TENSORS.md, GLU). */
 
 /* the sub-op ids, as ct_glu_op (ctensor.h) and ggml's enum ggml_glu_op */
 #define GLU_REGLU 0
@@ -11,18 +12,18 @@
 #define GLU_GEGLU_QUICK 5
 #define GLU_SWIGLU_CLAMP 6
 
-float glu_apply(const int op, const float x, const float g, const float alpha, const float limit) {
+/* f32: the sources are F32 */
+float glu_apply(const int op, const float x, const float g, const float alpha, const float limit, const bool f32) {
     switch (op) {
     case GLU_REGLU: return x > 0.0f ? x * g : 0.0f;
-    case GLU_GEGLU:
-        return 0.5f * x * (1.0f + tanh(0.79788456080286535587989211986876f * x * (1.0f + 0.044715f * x * x))) * g;
+    case GLU_GEGLU: return (f32 ? gelu_f32(x) : un_round_fp16(un_gelu(x))) * g;
     case GLU_SWIGLU: return x / (1.0f + exp(-x)) * g;
     case GLU_SWIGLU_OAI: {
         const float xc = fmin(x, limit), gc = fmin(fmax(g, -limit), limit);
         return xc / (1.0f + exp(alpha * (-xc))) * (gc + 1.0f);
     }
     case GLU_GEGLU_ERF: return 0.5f * x * (1.0f + erf(x * 0.70710678118654752440084436210484f)) * g;
-    case GLU_GEGLU_QUICK: return x * (1.0f / (1.0f + exp(-1.702f * x))) * g;
+    case GLU_GEGLU_QUICK: return (f32 ? gelu_quick_f32(x) : un_round_fp16(un_gelu_quick(x))) * g;
     case GLU_SWIGLU_CLAMP: {
         const float xc = fmin(x, limit), gc = fmin(fmax(g, -limit), limit);
         return xc / (1.0f + exp(-xc)) * gc;
@@ -50,7 +51,7 @@ __kernel void ct_glu_f32(__global const uchar *src0, ulong offs0, __global const
     if (!glu_offsets(a, 4, &xs, &gs, &ys)) return;
     const float x = *(const __global float *)(src0 + offs0 + xs);
     const float g = *(const __global float *)(src1 + offs1 + gs);
-    *(__global float *)(dst + offsd + ys) = glu_apply(a.op, x, g, a.alpha, a.limit);
+    *(__global float *)(dst + offsd + ys) = glu_apply(a.op, x, g, a.alpha, a.limit, true);
 }
 
 __kernel void ct_glu_f16(__global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1,
@@ -59,5 +60,5 @@ __kernel void ct_glu_f16(__global const uchar *src0, ulong offs0, __global const
     if (!glu_offsets(a, 2, &xs, &gs, &ys)) return;
     const float x = ct_half_to_float(*(const __global ushort *)(src0 + offs0 + xs));
     const float g = ct_half_to_float(*(const __global ushort *)(src1 + offs1 + gs));
-    *(__global ushort *)(dst + offsd + ys) = ct_float_to_half(glu_apply(a.op, x, g, a.alpha, a.limit));
+    *(__global ushort *)(dst + offsd + ys) = ct_float_to_half(glu_apply(a.op, x, g, a.alpha, a.limit, false));
 }

@@ -1,6 +1,7 @@
 /* UNARY and SCALE of F32 and F16 data (ct_unary_args). UNARY: one element a work-item, the sub-op (a
- * ct_unary_op, uniform over the launch) by a switch, ggml's formulas in float (GELU and
- * GELU_QUICK the plain ones, as ggml-metal). Elements are nb00 bytes apart. */
+ * ct_unary_op, uniform over the launch) by a switch, ggml's formulas in float; on F32, GELU and
+ * GELU_QUICK round through fp16 as ggml-cpu's tables do (gelu_f32 below; docs/TENSORS.md, Unary).
+ * Elements are nb00 bytes apart. */
 
 /* the sub-op ids, as ct_unary_op (ctensor.h) and ggml's enum ggml_unary_op */
 #define UN_ABS 0
@@ -26,7 +27,21 @@
 #define UN_ROUND 20
 #define UN_TRUNC 21
 
-float un_apply(const int op, const float x, const ct_unary_args a) {
+float un_gelu(const float x) {
+    return 0.5f * x * (1.0f + tanh(0.79788456080286535587989211986876f * x * (1.0f + 0.044715f * x * x)));
+}
+float un_gelu_quick(const float x) { return x * (1.0f / (1.0f + exp(-1.702f * x))); }
+float un_round_fp16(const float x) { return ct_half_to_float(ct_float_to_half(x)); }
+
+/* ggml-cpu's fp16 table entries on F32: GELU 0 for x <= -10, x for x >= 10, else
+ * fp16(gelu(fp16(x))); GELU_QUICK fp16(gelu_quick(fp16(x))). GLU's GEGLU shares them. */
+float gelu_f32(const float x) {
+    return x <= -10.0f ? 0.0f : x >= 10.0f ? x : un_round_fp16(un_gelu(un_round_fp16(x)));
+}
+float gelu_quick_f32(const float x) { return un_round_fp16(un_gelu_quick(un_round_fp16(x))); }
+
+/* f32: the source is F32 (GELU and GELU_QUICK through fp16, as above) */
+float un_apply(const int op, const float x, const ct_unary_args a, const bool f32) {
     switch (op) {
     case UN_ABS: return fabs(x);
     case UN_SGN: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f);
@@ -36,8 +51,8 @@ float un_apply(const int op, const float x, const ct_unary_args a) {
     case UN_ELU: return x > 0.0f ? x : expm1(x);
     case UN_RELU: return x > 0.0f ? x : 0.0f;
     case UN_SIGMOID: return 1.0f / (1.0f + exp(-x));
-    case UN_GELU: return 0.5f * x * (1.0f + tanh(0.79788456080286535587989211986876f * x * (1.0f + 0.044715f * x * x)));
-    case UN_GELU_QUICK: return x * (1.0f / (1.0f + exp(-1.702f * x)));
+    case UN_GELU: return f32 ? gelu_f32(x) : un_gelu(x);
+    case UN_GELU_QUICK: return f32 ? gelu_quick_f32(x) : un_gelu_quick(x);
     case UN_SILU: return x / (1.0f + exp(-x));
     case UN_HARDSWISH: return x * fmin(1.0f, fmax(0.0f, (x + 3.0f) / 6.0f));
     case UN_HARDSIGMOID: return fmin(1.0f, fmax(0.0f, (x + 3.0f) / 6.0f));
@@ -73,7 +88,7 @@ __kernel void ct_unary_f32(__global const uchar *src, ulong offs, __global uchar
     ulong xs, ys;
     un_offsets(i, a, &xs, &ys);
     const float x = *(const __global float *)(src + offs + xs);
-    *(__global float *)(dst + offsd + ys) = un_apply(a.op, x, a);
+    *(__global float *)(dst + offsd + ys) = un_apply(a.op, x, a, true);
 }
 
 __kernel void ct_unary_f16(__global const uchar *src, ulong offs, __global uchar *dst, ulong offsd,
@@ -83,7 +98,7 @@ __kernel void ct_unary_f16(__global const uchar *src, ulong offs, __global uchar
     ulong xs, ys;
     un_offsets(i, a, &xs, &ys);
     const float x = ct_half_to_float(*(const __global ushort *)(src + offs + xs));
-    *(__global ushort *)(dst + offsd + ys) = ct_float_to_half(un_apply(a.op, x, a));
+    *(__global ushort *)(dst + offsd + ys) = ct_float_to_half(un_apply(a.op, x, a, false));
 }
 
 /* ---- SCALE (y = x*s + b in float, two roundings; no sum when b is 0, as ggml-cpu) ---- */
