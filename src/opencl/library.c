@@ -55,6 +55,7 @@ static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl", 
                                               "shape.cl",
                                               "flash_attn.cl",
                                               "mul_mm_tc.cl", /* after mul_mat.cl, whose loads it uses */
+                                              "mul_mv_tc.cl", /* after mul_mm_tc.cl, whose products it uses */
 };
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};

@@ -4,6 +4,9 @@
  *   ne11 >= CT_OCL_MM_MIN_NE11, src0 not F32,
  *     and the device has tensor-core kernels   -> mmtc (CT_MMTC_BM x CT_MMTC_BN tiles on mma.sync:
  *                                                 kernels/mul_mm_tc.cl)
+ *   2 <= ne11 <= CT_MVTC_MAX_N, src0 F16 or BF16,
+ *     and the device has tensor-core kernels   -> mvtc (16 src0 rows x 8 src1 rows a work-group, the
+ *                                                 warps splitting k: kernels/mul_mv_tc.cl)
  *   ne11 >= CT_OCL_MM_MIN_NE11 and the tiled kernel
  *     can run 256 work-items                   -> mm128 (128x128 tiles) from ne01 >= MM128_MIN_NE01 and
  *                                                 ne11 >= MM128_MIN_NE11 where it fits, else mm (64x64 tiles)
@@ -42,7 +45,7 @@ enum {
 /* A type's kernels; CT_OCL_K_COUNT where it has none (c4 for quantized types; the 8-bit
  * ones for float types, mvqy for the types it is not faster for: kernels/mul_mvq.cl). */
 typedef struct mm_kernels {
-    ct_ocl_kernel_id mv, row, mm, c4, mm128, mmtc;
+    ct_ocl_kernel_id mv, row, mm, c4, mm128, mmtc, mvtc;
     ct_ocl_kernel_id mvq, mvq1, mvqy; /* CT_MVQ_NR1 src1 rows a group; one; CT_MVQ_NR1 with y staged */
 } mm_kernels;
 
@@ -54,6 +57,7 @@ static mm_kernels kernels_for(ct_type t) {
         .c4 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MV_C4, t),
         .mm128 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM128, t),
         .mmtc = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MMTC, t),
+        .mvtc = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVTC, t),
         .mvq = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ, t),
         .mvq1 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ1, t),
         .mvqy = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQY, t),
@@ -122,6 +126,20 @@ bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mm, ct_ocl_kernel_id
     t->tile = big ? MM128_TILE : MM_TILE;
     t->scratch = (big ? CT_MMT_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
     return true;
+}
+
+/* The tensor-core mat-vec's local memory: partial sums, and the emulation's exchange area. */
+static size_t mvtc_scratch(const ct_ocl_device *dev) {
+    return CT_MVTC_LOCAL_BYTES + (dev->has_nv_mma ? 0 : CT_MVTC_EMULATE_BYTES);
+}
+
+/* The tensor-core mat-vec for ne11 src1 rows: for F16 and BF16 src0, whose fp32 mat-vec
+ * is bound by its FMAs from 2 rows on (the quantized types' 8-bit kernels are not: they
+ * keep theirs); the kernel built, its work-group size allowed, its local memory there. */
+static bool mvtc_usable(ct_ocl_enc *enc, const ct_tensor *a, ct_ocl_kernel_id id, size_t ne11) {
+    return ne11 >= 2 && ne11 <= CT_MVTC_MAX_N && (a->type == CT_TYPE_F16 || a->type == CT_TYPE_BF16) &&
+           available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, CT_MVTC_WG) == CT_MVTC_WG &&
+           enc->be->dev->local_mem >= mvtc_scratch(enc->be->dev);
 }
 
 /* A mat-vec work-group of `total` items as local rows of the fewest items (a power of two,
@@ -259,6 +277,11 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->groups[0] = (ne01 + CT_MMTC_BM - 1) / CT_MMTC_BM, p->groups[1] = (ne11 + CT_MMTC_BN - 1) / CT_MMTC_BN;
         p->groups[2] = nbatch;
         p->scratch = mmtc_scratch(enc->be->dev);
+    } else if (mvtc_usable(enc, a, k.mvtc, ne11)) {
+        p->id = k.mvtc;
+        p->local[0] = CT_MVTC_WG;
+        p->groups[0] = (ne01 + 15) / 16, p->groups[1] = (ne11 + 7) / 8, p->groups[2] = nbatch;
+        p->scratch = mvtc_scratch(enc->be->dev);
     } else if (ne11 >= CT_OCL_MM_MIN_NE11 && ct_ocl_mm_tiles_pick(enc, k.mm, k.mm128, ne01, ne11, &tiles)) {
         p->id = tiles.id;
         p->local[0] = CT_OCL_MM_WG;
