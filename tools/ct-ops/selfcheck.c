@@ -195,7 +195,9 @@ static double block_bound(ct_type t) {
     /* the super-block formats: a step of their levels plus the 6- or 4-bit sub-scales */
     case CT_TYPE_Q8_K: return 1.0 / 254 + 0x1p-20;
     case CT_TYPE_Q6_K: return 0.1; /* the least-squares scale may clip the largest element */
-    case CT_TYPE_Q5_K: return 2.0 / 31 + 0x1p-6;
+    /* the least-squares search over scale and min may trade the block's extremes for its
+     * squared error: up to 0.103 over 2000 seeds (the bytes are ggml's: test_ggml_quants) */
+    case CT_TYPE_Q5_K: return 0.15;
     case CT_TYPE_Q4_K: return 2.0 / 15 + 0x1p-5;
     case CT_TYPE_IQ4_XS: return 0.25;
     case CT_TYPE_Q3_K: return 0.4;
