@@ -945,6 +945,10 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
     /* Nothing to compute: still return with this backend's queued transfers done, as ggml's
      * scheduler may reuse their host memory next. */
     if (!any) return ctg_status(ct_backend_synchronize(c->ct));
+    if (ctg_debug()) {
+        ctg_log(GGML_LOG_LEVEL_DEBUG, "ggml-ctensor: %s: graph of %d nodes: %s\n", c->dev->name, n,
+                sig == CTG_SIG_SAME ? "the kept translation" : "translated");
+    }
     if (sig == CTG_SIG_SAME) {
         ct_status st = ct_backend_graph_compute(c->ct, c->cached_graph);
         if (st != CT_OK) {
