@@ -116,6 +116,14 @@ typedef struct ctg_memo {
     size_t cap; /* power of two, or 0 */
 } ctg_memo;
 
+/* What the translation of a ggml graph reads (ctg_sig_graph), as 64-bit words: two graphs
+ * with equal signatures translate into the same ctensor graph. */
+typedef struct ctg_sig {
+    uint64_t *w;
+    size_t len; /* words of the last graph's signature */
+    size_t cap; /* words allocated; those past len are zero or an older signature's */
+} ctg_sig;
+
 typedef struct ctg_backend_ctx {
     ct_backend *ct;
     ctg_device *dev;
@@ -123,6 +131,11 @@ typedef struct ctg_backend_ctx {
     size_t arena_size;
     ctg_memo memo;
     ggml_backend_t cpu; /* ggml's CPU backend, for CT_GGML_CPU_FALLBACK */
+    /* The last graph's translation, kept for the next compute of an equal signature:
+     * headers in arena (cached_ctx), computed by cached_graph. NULL: none kept. */
+    ctg_sig sig;
+    ct_context *cached_ctx;
+    ct_graph *cached_graph;
 } ctg_backend_ctx;
 
 /* One translation: ctensor tensors in ctx; with alloc, placed at the ggml tensors'
@@ -661,12 +674,16 @@ static ggml_backend_buffer_type_t ctg_buft_for(ctg_device *dev, ct_buffer_type *
 
 static ctg_backend_ctx *ctg_be(ggml_backend_t backend) { return (ctg_backend_ctx *)backend->context; }
 
+static void ctg_cache_drop(ctg_backend_ctx *c);
+
 static const char *ctg_be_get_name(ggml_backend_t backend) { return ctg_be(backend)->dev->name; }
 
 static void ctg_be_free(ggml_backend_t backend) {
     ctg_backend_ctx *c = ctg_be(backend);
     ct_backend_free(c->ct);
     if (c->cpu) ggml_backend_free(c->cpu);
+    ctg_cache_drop(c);
+    free(c->sig.w);
     free(c->arena);
     free(c->memo.keys);
     free(c->memo.vals);
@@ -807,25 +824,141 @@ static enum ggml_status ctg_cpu_node(ctg_backend_ctx *c, const struct ggml_tenso
     return st;
 }
 
-/* Every compute node translated once into one ctensor graph, computed in one call (with
- * the CPU fallback: one graph per run of nodes ctensor computes, the others in between). */
+/* ---- the kept translation ------------------------------------------------------------- */
+
+/* The words ctg_sig_tensor writes at most, and ctg_sig_graph per node. */
+#define CTG_SIG_TENSOR_WORDS (8 + 4 * GGML_MAX_DIMS)
+#define CTG_SIG_NODE_WORDS (3 + GGML_MAX_OP_PARAMS / 8 + (1 + GGML_MAX_SRC) * CTG_SIG_TENSOR_WORDS)
+
+typedef struct ctg_sig_cursor {
+    uint64_t *w;
+    size_t pos;
+    bool same; /* every word so far equals the one it overwrote */
+} ctg_sig_cursor;
+
+static inline void ctg_sig_put(ctg_sig_cursor *k, uint64_t v) {
+    k->same &= k->w[k->pos] == v;
+    k->w[k->pos++] = v;
+}
+
+/* Everything ctg_src, ctg_root and ctg_node read of t: its address (the memo and the links
+ * between results key on it), type, shape, strides, data, ctensor buffer (NULL: not one of
+ * ours) and, for a view, its offset and root. A ctensor tensor holds no more of a buffer than
+ * the ct_buffer pointer and the address (ct_buffer_alloc_tensor; no ctensor buffer has an
+ * init_tensor), so a buffer freed and another made at the same addresses translates the same. */
+static void ctg_sig_tensor(ctg_sig_cursor *k, const struct ggml_tensor *t) {
+    ctg_sig_put(k, (uintptr_t)t);
+    if (!t) return;
+    ctg_sig_put(k, (uint64_t)t->type);
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        ctg_sig_put(k, (uint64_t)t->ne[d]);
+        ctg_sig_put(k, (uint64_t)t->nb[d]);
+    }
+    ctg_sig_put(k, (uintptr_t)t->data);
+    ctg_sig_put(k, (uintptr_t)ctg_ct_buffer(t));
+    const struct ggml_tensor *r = t->view_src;
+    ctg_sig_put(k, (uintptr_t)r);
+    if (!r) return;
+    ctg_sig_put(k, (uint64_t)t->view_offs);
+    ctg_sig_put(k, (uint64_t)r->type);
+    for (int d = 0; d < GGML_MAX_DIMS; d++) {
+        ctg_sig_put(k, (uint64_t)r->ne[d]);
+        ctg_sig_put(k, (uint64_t)r->nb[d]);
+    }
+    ctg_sig_put(k, (uintptr_t)r->data);
+}
+
+static void ctg_cache_drop(ctg_backend_ctx *c) {
+    ct_context_free(c->cached_ctx);
+    c->cached_ctx = NULL;
+    c->cached_graph = NULL;
+}
+
+typedef enum { CTG_SIG_SAME, CTG_SIG_NEW, CTG_SIG_NONE } ctg_sig_result;
+
+/* Counts the tensor headers a translation of cgraph takes at most and whether any node
+ * computes; with keep, writes cgraph's signature over the last one's: per compute node what
+ * ctg_node and ctg_link_result read (ctg_sig_tensor of it and of each source, op, flags,
+ * op_params, whether ggml counts one use of it). SAME: equal to the kept translation's,
+ * which computes cgraph. Otherwise the kept one is dropped; NEW: the signature is cgraph's
+ * (keep its translation), NONE: not written (no keep, or no host memory for it). */
+static ctg_sig_result ctg_sig_graph(ctg_backend_ctx *c, struct ggml_cgraph *cgraph, bool keep, size_t *n_tensors,
+                                    bool *any) {
+    const int n = ggml_graph_n_nodes(cgraph);
+    ctg_sig *s = &c->sig;
+    ctg_sig_cursor k = {.w = s->w, .pos = 0, .same = true};
+    for (int i = 0; i <= n; i++) {
+        if (keep && s->cap - k.pos < CTG_SIG_NODE_WORDS) {
+            size_t cap = s->cap ? 2 * s->cap : 4096;
+            uint64_t *w = cap <= SIZE_MAX / sizeof *w ? realloc(s->w, cap * sizeof *w) : NULL;
+            if (w) {
+                memset(w + s->cap, 0, (cap - s->cap) * sizeof *w);
+                s->w = k.w = w;
+                s->cap = cap;
+            } else {
+                keep = false;
+            }
+        }
+        if (i == n) {
+            if (keep) ctg_sig_put(&k, (uint64_t)n);
+            break;
+        }
+        const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
+        if (!ctg_node_computes(node)) {
+            if (keep) ctg_sig_put(&k, 0);
+            continue;
+        }
+        *any = true;
+        *n_tensors += 1;
+        for (int j = 0; j < GGML_MAX_SRC; j++) *n_tensors += node->src[j] ? 4 : 0;
+        if (!keep) continue;
+        ctg_sig_tensor(&k, node);
+        ctg_sig_put(&k, (uint64_t)node->op);
+        ctg_sig_put(&k, (uint64_t)(uint32_t)node->flags);
+        ctg_sig_put(&k, cgraph->use_counts && ggml_node_get_use_count(cgraph, i) == 1);
+        uint64_t params[GGML_MAX_OP_PARAMS / 8];
+        memcpy(params, node->op_params, sizeof params);
+        for (size_t p = 0; p < GGML_MAX_OP_PARAMS / 8; p++) ctg_sig_put(&k, params[p]);
+        for (int j = 0; j < GGML_MAX_SRC; j++) ctg_sig_tensor(&k, node->src[j]);
+    }
+    const bool same = keep && k.same && k.pos == s->len && c->cached_ctx;
+    s->len = keep ? k.pos : 0; /* 0: no signature is that short (it ends with the node count) */
+    if (same) return CTG_SIG_SAME;
+    ctg_cache_drop(c);
+    return keep ? CTG_SIG_NEW : CTG_SIG_NONE;
+}
+
+/* Every compute node translated into one ctensor graph, computed in one call; the
+ * translation is kept for the next compute of a graph with the same signature (llama.cpp
+ * decodes token after token with one graph), which computes it again untranslated. With
+ * the CPU fallback: one graph per run of nodes ctensor computes, the others in between,
+ * translated on every compute. */
 static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml_cgraph *cgraph) {
     ctg_backend_ctx *c = ctg_be(backend);
     const int n = ggml_graph_n_nodes(cgraph);
+    const bool fallback = ctg_cpu_fallback_on();
     /* Upper bound: per node its result and, per source, a root (two headers when the first
      * does not match ggml's layout: ctg_root), a view and a permute. */
     size_t n_tensors = 16;
     bool any = false;
-    for (int i = 0; i < n; i++) {
-        const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
-        if (!ctg_node_computes(node)) continue;
-        any = true;
-        n_tensors += 1;
-        for (int k = 0; k < GGML_MAX_SRC; k++) n_tensors += node->src[k] ? 4 : 0;
-    }
+    const ctg_sig_result sig = ctg_sig_graph(c, cgraph, !fallback, &n_tensors, &any);
     /* Nothing to compute: still return with this backend's queued transfers done, as ggml's
      * scheduler may reuse their host memory next. */
     if (!any) return ctg_status(ct_backend_synchronize(c->ct));
+    if (ctg_debug()) {
+        ctg_log(GGML_LOG_LEVEL_DEBUG, "ggml-ctensor: %s: graph of %d nodes: %s\n", c->dev->name, n,
+                sig == CTG_SIG_SAME ? "the kept translation" : "translated");
+    }
+    if (sig == CTG_SIG_SAME) {
+        ct_status st = ct_backend_graph_compute(c->ct, c->cached_graph);
+        if (st != CT_OK) {
+            ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: graph of %d nodes failed: %s\n", c->dev->name, n,
+                    ct_last_error());
+            ctg_cache_drop(c);
+            return ctg_status(st);
+        }
+        return ctg_status(ct_backend_synchronize(c->ct));
+    }
     size_t need = n_tensors * ct_tensor_overhead() + ct_graph_overhead(n_tensors) + 4 * CT_MEM_ALIGN;
     if (need > c->arena_size) {
         void *a = NULL;
@@ -838,7 +971,6 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
         c->arena = a;
         c->arena_size = need;
     }
-    const bool fallback = ctg_cpu_fallback_on();
     ct_status st = CT_OK;
     enum ggml_status cpu_st = GGML_STATUS_SUCCESS;
     for (int i = 0; i < n && st == CT_OK && cpu_st == GGML_STATUS_SUCCESS;) {
@@ -883,7 +1015,13 @@ static enum ggml_status ctg_be_graph_compute(ggml_backend_t backend, struct ggml
             ctg_log(GGML_LOG_LEVEL_ERROR, "ggml-ctensor: %s: graph of %d nodes failed: %s\n", c->dev->name, n,
                     ct_last_error());
         }
-        ct_context_free(x.ctx);
+        if (st == CT_OK && sig == CTG_SIG_NEW) {
+            /* without the fallback the whole graph is this one translation */
+            c->cached_ctx = x.ctx;
+            c->cached_graph = g;
+        } else {
+            ct_context_free(x.ctx);
+        }
         if (st == CT_OK && on_cpu) {
             /* The node reads what the queue has written: async writes and the graph first. */
             st = ct_backend_synchronize(c->ct);

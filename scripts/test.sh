@@ -33,7 +33,8 @@ eval "$ggml_dirs"
 section "ggml: plugin build"
 cmake -S . -B build-test-ggml -DCMAKE_BUILD_TYPE=Release -DCT_WERROR=ON -DCT_BUILD_TESTS=OFF \
   -DCT_GGML_SOURCE_DIR="$CT_GGML_SOURCE_DIR" -DCT_GGML_BUILD_DIR="$CT_GGML_BUILD_DIR" >/dev/null
-cmake --build build-test-ggml -j"$jobs" --target ggml-ctensor ct-llama-greedy ct-q8-ties test_ggml_quants
+cmake --build build-test-ggml -j"$jobs" --target ggml-ctensor ct-llama-greedy ct-q8-ties test_ggml_quants \
+  test_ggml_graph_cache
 plugin=build-test-ggml/ggml/libggml-ctensor.so
 # The OpenCL device the tests need: PoCL on a machine without a GPU (scripts/bootstrap.sh).
 ggml_devices=$(GGML_BACKEND_PATH=$plugin "$CT_GGML_BUILD_DIR/bin/llama-completion" --list-devices 2>/dev/null || true)
@@ -63,6 +64,8 @@ TBO_ARGS="-o MUL_MAT_ID -p amax=1.000000" \
   scripts/ggml/test-backend-ops.sh "$plugin" "$CT_GGML_BUILD_DIR/bin/test-backend-ops" CTOpenCL0 CTCPU
 section "ggml: quantizers against ggml's reference quantizers"
 build-test-ggml/ggml/test_ggml_quants 1000
+section "ggml: the plugin's kept translation (CTOpenCL0, CTCPU)"
+CT_GGML_DEBUG=1 build-test-ggml/ggml/test_ggml_graph_cache "$plugin"
 section "ggml: Gemma 3 270M on CTOpenCL0, FA off/on; RPC"
 CT_MODEL_SET=gemma scripts/ggml/test-model.sh "$plugin" "$CT_GGML_BUILD_DIR" build-test-ggml/ggml/ct-llama-greedy CTOpenCL0
 section "ggml: generated llama and moe on CTOpenCL0"
