@@ -1,8 +1,8 @@
 /* The CPU backend's MUL_MAT (src/cpu/mul_mat.c) called directly, against a
  * naive double-precision reference written here: src0 rows dequantized with
  * ct_dequantize_row, every element addressed through its strides. Each case
- * runs the AVX2 kernels (where the CPU has them) and the portable ones, and
- * checks both against the reference (NMSE, docs/TESTING.md, How ct-ops test compares) and against each
+ * runs the AVX-512 and AVX2 kernels (where the CPU has them) and the portable
+ * ones, and checks each against the reference (NMSE, docs/TESTING.md, How ct-ops test compares) and against each
  * other. Multi-thread runs go through the CPU thread pool. */
 #include "testutil.h"
 
@@ -195,7 +195,7 @@ static int64_t out_of_bound(const ct_tensor *dst, const double *ref, const doubl
     return bad;
 }
 
-/* The AVX2 and portable kernels see the same converted src1, so they may
+/* The SIMD and portable kernels see the same converted src1, so they may
  * differ by float rounding only: twice the rounding bound. */
 static int64_t cross_out_of_bound(const float *x, const float *y, const double *rbound, int64_t n) {
     int64_t bad = 0;
@@ -215,8 +215,8 @@ static void init_dst(tbuf *d, ct_tensor *a, ct_tensor *b) {
 }
 
 /* Runs on one thread, no pool, as the backend does with n_threads = 1. */
-static void run_direct(ct_tensor *dst, bool portable) {
-    ct_cpu_mul_mat_force_portable(portable);
+static void run_direct(ct_tensor *dst, ct_cpu_simd simd) {
+    ct_cpu_mul_mat_max_simd(simd);
     const size_t ws = ct_cpu_mul_mat_work_size(dst, 1);
     void *w = ws ? aligned_alloc(64, (ws + 63) / 64 * 64) : NULL;
     ct_cpu_params p = {.ith = 0, .nth = 1, .wdata = w, .wsize = ws, .pool = NULL};
@@ -224,7 +224,7 @@ static void run_direct(ct_tensor *dst, bool portable) {
     ct_cpu_mul_mat(&p, dst);
     CHECK_MSG(ct_last_status() == CT_OK, "%s", ct_last_error());
     free(w);
-    ct_cpu_mul_mat_force_portable(false);
+    ct_cpu_mul_mat_max_simd(CT_CPU_SIMD_AVX512);
 }
 
 typedef struct pool_job {
@@ -304,17 +304,29 @@ static void run_case(const mm_case *c) {
     double *ref = reference(&a.t, &b.t, &bound, &rbound);
     const int64_t total = dst->ne[0] * dst->ne[1] * dst->ne[2] * dst->ne[3];
     float *fast = malloc(sizeof(float) * (size_t)(total + 1));
+    float *avx2 = malloc(sizeof(float) * (size_t)(total + 1));
 
-    run_direct(dst, false);
+    /* the best path (AVX-512 where the CPU has it), the AVX2 one, the portable one */
+    run_direct(dst, CT_CPU_SIMD_AVX512);
     const double e_fast = nmse(dst, ref);
     int64_t nbad = out_of_bound(dst, ref, bound);
     memcpy(fast, dst->data, sizeof(float) * (size_t)total);
     for (int64_t i = 0; i < total; i++) ((float *)dst->data)[i] = NAN;
-    run_direct(dst, true);
+    run_direct(dst, CT_CPU_SIMD_AVX2);
+    const double e_avx2 = nmse(dst, ref);
+    nbad += out_of_bound(dst, ref, bound);
+    memcpy(avx2, dst->data, sizeof(float) * (size_t)total);
+    for (int64_t i = 0; i < total; i++) ((float *)dst->data)[i] = NAN;
+    run_direct(dst, CT_CPU_SIMD_PORTABLE);
     const double e_port = nmse(dst, ref);
     nbad += out_of_bound(dst, ref, bound);
-    const double e_cross = total >= 16 ? nmse_f(fast, dst->data, total) : 0.0;
+    double e_cross = 0.0;
+    if (total >= 16) {
+        const double e1 = nmse_f(fast, dst->data, total), e2 = nmse_f(avx2, dst->data, total);
+        e_cross = e1 > e2 ? e1 : e2;
+    }
     nbad += cross_out_of_bound(fast, dst->data, rbound, total);
+    nbad += cross_out_of_bound(avx2, dst->data, rbound, total);
     double e_pool = 0.0;
     if (g_pool) {
         for (int64_t i = 0; i < total; i++) ((float *)dst->data)[i] = NAN;
@@ -325,16 +337,18 @@ static void run_case(const mm_case *c) {
     /* the NMSE of one or two elements says little (one small dot can be far off
      * relatively): the suite's limit applies from 16 outputs on, the bound to all */
     const double lim = total >= 16 ? max_nmse(c->type) : INFINITY;
-    CHECK_MSG(e_fast <= lim && e_port <= lim && e_cross <= 1e-9 && e_pool == 0.0 && nbad == 0,
+    CHECK_MSG(e_fast <= lim && e_avx2 <= lim && e_port <= lim && e_cross <= 1e-9 && e_pool == 0.0 && nbad == 0,
               "%s m=%lld n=%lld k=%lld bs={%lld,%lld} nr={%lld,%lld} per_a={%d,%d,%d,%d} per_b={%d,%d,%d,%d} v=%d: "
-              "nmse fast %.3g portable %.3g fast-vs-portable %.3g threads-differ %g, %lld outside the bound",
+              "nmse fast %.3g avx2 %.3g portable %.3g simd-vs-portable %.3g threads-differ %g, %lld outside the bound",
               ct_type_name(c->type), (long long)c->m, (long long)c->n, (long long)c->k, (long long)c->bs[0],
               (long long)c->bs[1], (long long)c->nr[0], (long long)c->nr[1], c->per_a[0], c->per_a[1], c->per_a[2],
-              c->per_a[3], c->per_b[0], c->per_b[1], c->per_b[2], c->per_b[3], (int)c->v, e_fast, e_port, e_cross,
+              c->per_a[3], c->per_b[0], c->per_b[1], c->per_b[2], c->per_b[3], (int)c->v, e_fast, e_avx2, e_port, e_cross,
               e_pool, (long long)nbad);
     if (total >= 16 && e_fast > g_worst[c->type]) g_worst[c->type] = e_fast;
+    if (total >= 16 && e_avx2 > g_worst[c->type]) g_worst[c->type] = e_avx2;
     if (total >= 16 && e_port > g_worst[c->type]) g_worst[c->type] = e_port;
     free(fast);
+    free(avx2);
     free(bound);
     free(rbound);
     free(ref);
@@ -443,7 +457,7 @@ static void test_nonfinite(void) {
     for (size_t ti = 0; ti < CT_ARRAY_LEN(all_types); ti++) {
         const ct_type t = all_types[ti];
         for (size_t bi = 0; bi < CT_ARRAY_LEN(bad); bi++) {
-            for (int portable = 0; portable < 2; portable++) {
+            for (int simd = CT_CPU_SIMD_PORTABLE; simd <= CT_CPU_SIMD_AVX512; simd++) {
                 tbuf a, b, d;
                 const int64_t k = 512, m = 5, n = 4;
                 const int64_t ne_a[4] = {k, m, 1, 1}, ne_b[4] = {k, n, 1, 1};
@@ -470,7 +484,7 @@ static void test_nonfinite(void) {
                 init_dst(&d, &a.t, &b.t);
                 double *bound, *rbound;
                 double *ref = reference(&a.t, &b.t, &bound, &rbound);
-                run_direct(&d.t, portable);
+                run_direct(&d.t, (ct_cpu_simd)simd);
                 double num = 0.0, den = 0.0;
                 int wrong = 0;
                 for (int64_t j = 0; j < n; j++)
@@ -486,8 +500,8 @@ static void test_nonfinite(void) {
                             den += r * r;
                         }
                     }
-                CHECK_MSG(wrong == 0 && num <= max_nmse(t) * den, "%s bad=%g portable=%d: %d misplaced non-finite, nmse %g",
-                          ct_type_name(t), (double)bad[bi], portable, wrong, num / den);
+                CHECK_MSG(wrong == 0 && num <= max_nmse(t) * den, "%s bad=%g simd=%d: %d misplaced non-finite, nmse %g",
+                          ct_type_name(t), (double)bad[bi], simd, wrong, num / den);
                 /* the subnormal column stays finite and close in absolute terms */
                 for (int64_t i = 0; i < m; i++) {
                     if (i == 2) continue;
@@ -626,18 +640,18 @@ static void test_empty(void) {
     CHECK(make_tensor(&a, CT_TYPE_F32, ne_a, per, 0, 0) && make_tensor(&b, CT_TYPE_F32, ne_b, per, 0, 0));
     init_dst(&d, &a.t, &b.t);
     CHECK(ct_cpu_mul_mat_supported(&d.t));
-    run_direct(&d.t, false);
+    run_direct(&d.t, CT_CPU_SIMD_AVX512);
     for (int i = 0; i < 6; i++) CHECK(((float *)d.t.data)[i] == 0.0f);
     free(a.mem);
     free(b.mem);
     free(d.mem);
     /* and on the batched path (several b-rows), quantized, on both kernel sets */
     const int64_t ne_a1[4] = {0, 3, 1, 1}, ne_b1[4] = {0, 5, 1, 1};
-    for (int portable = 0; portable < 2; portable++) {
+    for (int simd = CT_CPU_SIMD_PORTABLE; simd <= CT_CPU_SIMD_AVX512; simd++) {
         CHECK(make_tensor(&a, CT_TYPE_Q4_0, ne_a1, per, 0, 0) && make_tensor(&b, CT_TYPE_F32, ne_b1, per, 0, 0));
         init_dst(&d, &a.t, &b.t);
         CHECK(ct_cpu_mul_mat_supported(&d.t));
-        run_direct(&d.t, portable);
+        run_direct(&d.t, (ct_cpu_simd)simd);
         for (int i = 0; i < 15; i++) CHECK(((float *)d.t.data)[i] == 0.0f);
         free(a.mem);
         free(b.mem);
@@ -649,7 +663,7 @@ static void test_empty(void) {
     b.t.ne[2] = 0;
     d.t.ne[2] = 0;
     CHECK(ct_cpu_mul_mat_supported(&d.t));
-    run_direct(&d.t, false);
+    run_direct(&d.t, CT_CPU_SIMD_AVX512);
     free(a.mem);
     free(b.mem);
     free(d.mem);
@@ -682,7 +696,7 @@ static void perf_decode(void) {
         for (int rep = 0; rep < 3; rep++) {
             const double t0 = now_s();
             if (g_pool) run_pool(g_pool, &d.t);
-            else run_direct(&d.t, false);
+            else run_direct(&d.t, CT_CPU_SIMD_AVX512);
             const double dt = now_s() - t0;
             best = dt < best ? dt : best;
         }
@@ -696,7 +710,8 @@ static void perf_decode(void) {
 
 int main(void) {
     tu_init("test_cpu_mul_mat");
-    printf("AVX2 kernels: %s\n", ct_cpu_dot_q_avx2(CT_TYPE_Q4_0) ? "yes" : "no");
+    printf("AVX2 kernels: %s, AVX-512 kernels: %s\n", ct_cpu_dot_q_avx2(CT_TYPE_Q4_0) ? "yes" : "no",
+           ct_cpu_dot_q_avx512(CT_TYPE_Q4_0) ? "yes" : "no");
     if (ct_cpu_threadpool_new("test_cpu_mul_mat", 2, &g_pool) != CT_OK) {
         printf("no thread pool: multi-thread runs skipped\n");
         g_pool = NULL;

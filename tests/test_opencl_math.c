@@ -11,7 +11,7 @@
  * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
-#include "cpu/simd.h" /* ct_cpu_mul_mat_force_portable */
+#include "cpu/simd.h" /* ct_cpu_mul_mat_max_simd */
 
 #include <math.h>
 #include <stdio.h>
@@ -453,9 +453,9 @@ static void test_onehot(void) {
              * and every output is that one block's term: equal to the portable CPU kernels' */
             const bool i8 = int8_path(&p.mm);
             run rc = {0};
-            ct_cpu_mul_mat_force_portable(true); /* the AVX2 kernels multiply in another order */
+            ct_cpu_mul_mat_max_simd(CT_CPU_SIMD_PORTABLE); /* the SIMD kernels multiply in another order */
             const bool ok_cpu = i8 && run_on(cpu_be, build_onehot, &p, data, -1.0f, 1.0f, &rc);
-            ct_cpu_mul_mat_force_portable(false);
+            ct_cpu_mul_mat_max_simd(CT_CPU_SIMD_AVX512);
             CHECK_MSG(!i8 || (ok_cpu && rc.status == CT_OK), "%s: CPU: %s", name, ct_last_error());
             float *deq = malloc((size_t)(k * p.mm.m) * sizeof(float));
             size_t bad = 0, first = 0;
@@ -509,9 +509,9 @@ static void test_int8_specials(void) {
         run ro, rc;
         n_cases++;
         const bool ok_o = run_on(ocl_be, build_mm_fixed_b, &(mm_fixed_b){&p, b}, data, -1.0f, 1.0f, &ro);
-        ct_cpu_mul_mat_force_portable(true); /* the AVX2 kernels give NaN for the inf block: inf * 0 lanes */
+        ct_cpu_mul_mat_max_simd(CT_CPU_SIMD_PORTABLE); /* the SIMD kernels give NaN for the inf block: inf * 0 lanes */
         const bool ok_c = ok_o && run_on(cpu_be, build_mm_fixed_b, &(mm_fixed_b){&p, b}, data, -1.0f, 1.0f, &rc);
-        ct_cpu_mul_mat_force_portable(false);
+        ct_cpu_mul_mat_max_simd(CT_CPU_SIMD_AVX512);
         CHECK_MSG(ok_o && ok_c, "%s: setting up the graph failed: %s", name, ct_last_error());
         if (ok_o && ok_c) {
             CHECK_MSG(ro.status == CT_OK && rc.status == CT_OK, "%s: %s", name, ct_last_error());

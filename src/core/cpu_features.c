@@ -23,18 +23,42 @@ static bool detect(void) {
     return (b & 1u << 5) != 0; /* AVX2 */
 }
 
-bool ct_cpu_has_avx2_f16c(void) {
-    static atomic_int state; /* 0 unknown, 1 yes, 2 no */
-    int s = atomic_load_explicit(&state, memory_order_relaxed);
+/* AVX512F, BW, VL and VNNI on top of detect(); XGETBV confirms that the OS saves
+ * the opmask and ZMM registers (XCR0 bits 5-7). */
+static bool detect_avx512(void) {
+    if (!detect()) return false;
+    unsigned a, b, c, d, xlo, xhi;
+    __asm__ volatile("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    (void)xhi;
+    if ((xlo & 0xE6u) != 0xE6u) return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    const unsigned need_b = 1u << 16 | 1u << 30 | 1u << 31; /* AVX512F, AVX512BW, AVX512VL */
+    return (b & need_b) == need_b && (c & 1u << 11) != 0;  /* AVX512_VNNI */
+}
+
+/* state: 0 unknown, 1 yes, 2 no */
+static bool cached(atomic_int *state, bool (*fn)(void)) {
+    int s = atomic_load_explicit(state, memory_order_relaxed);
     if (s == 0) {
-        s = detect() ? 1 : 2;
-        atomic_store_explicit(&state, s, memory_order_relaxed);
+        s = fn() ? 1 : 2;
+        atomic_store_explicit(state, s, memory_order_relaxed);
     }
     return s == 1;
+}
+
+bool ct_cpu_has_avx2_f16c(void) {
+    static atomic_int state;
+    return cached(&state, detect);
+}
+
+bool ct_cpu_has_avx512_vnni(void) {
+    static atomic_int state;
+    return cached(&state, detect_avx512);
 }
 
 #else
 
 bool ct_cpu_has_avx2_f16c(void) { return false; }
+bool ct_cpu_has_avx512_vnni(void) { return false; }
 
 #endif

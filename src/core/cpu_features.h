@@ -6,6 +6,8 @@
 
 /* AVX2, FMA and F16C present and the YMM state saved by the OS (cached after the first call). */
 bool ct_cpu_has_avx2_f16c(void);
+/* That, and AVX512F, AVX512BW, AVX512VL and AVX512_VNNI with the ZMM and opmask state saved by the OS. */
+bool ct_cpu_has_avx512_vnni(void);
 
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -15,9 +15,9 @@
 #include <stdatomic.h>
 #include <string.h>
 
-static atomic_bool force_portable;
+static atomic_int max_simd = CT_CPU_SIMD_AVX512;
 
-void ct_cpu_mul_mat_force_portable(bool portable) { atomic_store(&force_portable, portable); }
+void ct_cpu_mul_mat_max_simd(ct_cpu_simd max) { atomic_store(&max_simd, (int)max); }
 
 
 /* The quantized src0 types are those with a dot kernel (src/cpu/vec_dot.c's table). */
@@ -78,9 +78,14 @@ typedef struct mm_kernels {
 
 static mm_kernels select_kernels(ct_type type) {
     mm_kernels k = {NULL, NULL, ct_cpu_quantize_qy_portable};
-    if (!atomic_load(&force_portable)) {
-        k.dot_f = ct_cpu_dot_f_avx2(type);
-        k.dot_q = ct_cpu_dot_q_avx2(type);
+    const int max = atomic_load(&max_simd);
+    if (max >= CT_CPU_SIMD_AVX512) {
+        k.dot_f = ct_cpu_dot_f_avx512(type);
+        k.dot_q = ct_cpu_dot_q_avx512(type);
+    }
+    if (max >= CT_CPU_SIMD_AVX2) {
+        if (!k.dot_f) k.dot_f = ct_cpu_dot_f_avx2(type);
+        if (!k.dot_q) k.dot_q = ct_cpu_dot_q_avx2(type);
         ct_quantize_qy_fn q = ct_cpu_quantize_qy_avx2();
         if (q) k.quantize = q;
     }
@@ -226,11 +231,11 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
                     yq[ny] = y[ny];
                 }
                 for (int64_t ir0 = r0; ir0 < e0;) {
-                    float v[2 * CT_DOT_NY];
+                    float v[CT_DOT_NX * CT_DOT_NY];
                     const char *x = xs[g0] + ir0 * a->nb[1] + xo;
                     int nx = 1;
                     if (to_float) {
-                        nx = e0 - ir0 > 1 ? 2 : 1;
+                        nx = e0 - ir0 < CT_DOT_NX ? (int)(e0 - ir0) : CT_DOT_NX;
                         kern.dot_f(len, x, a->nb[1], nx, y, ny, v);
                     } else {
                         kern.dot_q(len / CT_QY_BLOCK, x, yq, ny, v);

@@ -1,6 +1,6 @@
 /* Internal interface of the CPU MUL_MAT dot products: the portable kernels
- * (vec_dot.c), the AVX2 kernels (vec_dot_avx2.c, chosen at run time) and the
- * test hook that forces the portable ones. */
+ * (vec_dot.c), the AVX2 and AVX-512 kernels (vec_dot_avx2.c, vec_dot_avx512.c,
+ * chosen at run time) and the test hook that caps the path. */
 #ifndef CT_CPU_SIMD_H
 #define CT_CPU_SIMD_H
 
@@ -26,9 +26,11 @@ typedef struct ct_block_qy {
  * arithmetic depends on ny at most (never on nx below), and MUL_MAT's grouping
  * depends on the shapes only, so any thread split gives the same bytes. */
 #define CT_DOT_NY 4
-/* Float src0 takes nx = 1 or 2 rows x, x + bx at once (each y load then feeds two
- * FMAs): out[r * ny + j] = dot(x_r, y[j]). x rows are k elements (F32, F16 or
+/* Float src0 takes nx = 1 to CT_DOT_NX rows x, x + bx, ... at once (each y load
+ * then feeds nx FMAs; the AVX2 and portable kernels take them two or one at a
+ * time): out[r * ny + j] = dot(x_r, y[j]). x rows are k elements (F32, F16 or
  * BF16); y[j]: k floats. Either may be unaligned. */
+#define CT_DOT_NX 4
 typedef void (*ct_dot_f_fn)(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out);
 /* x: one src0 row of nb * 32 elements; y[j]: nb converted src1 blocks. */
 typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out);
@@ -45,7 +47,14 @@ ct_dot_f_fn ct_cpu_dot_f_avx2(ct_type type);
 ct_dot_q_fn ct_cpu_dot_q_avx2(ct_type type);
 ct_quantize_qy_fn ct_cpu_quantize_qy_avx2(void);
 
-/* Test hook: true makes MUL_MAT use the portable kernels only. */
-void ct_cpu_mul_mat_force_portable(bool portable);
+/* AVX-512 (F, BW, VL, VNNI) kernels, for F16, BF16, Q4_0 and Q8_0 only; NULL as above. */
+ct_dot_f_fn ct_cpu_dot_f_avx512(ct_type type);
+ct_dot_q_fn ct_cpu_dot_q_avx512(ct_type type);
+
+/* The SIMD paths of MUL_MAT, lowest first. */
+typedef enum ct_cpu_simd { CT_CPU_SIMD_PORTABLE, CT_CPU_SIMD_AVX2, CT_CPU_SIMD_AVX512 } ct_cpu_simd;
+
+/* Test hook: MUL_MAT takes no path above max (CT_CPU_SIMD_AVX512: the best the CPU has, the default). */
+void ct_cpu_mul_mat_max_simd(ct_cpu_simd max);
 
 #endif

@@ -128,8 +128,11 @@ AVX2 static ALWAYS_INLINE void dot_f_n(int64_t k, const void *vx, size_t bx, con
     }
 }
 
+/* nx > 2 rows: pairs, then one */
 #define MULTI_F(name, kind)                                                                                  \
     AVX2 static void name(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out) { \
+        for (; nx > 2; nx -= 2, x = (const unsigned char *)x + 2 * bx, out += 2 * ny)                     \
+            name(k, x, bx, 2, y, ny, out);                                                                   \
         if (nx > 1) {                                                                                        \
             switch (ny) {                                                                                    \
             case 1: dot_f_n(k, x, bx, 2, y, 1, out, kind); return;                                           \
