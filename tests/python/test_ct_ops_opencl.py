@@ -1,6 +1,6 @@
 """Runs `ct-ops test` on every OpenCL device against the CPU backend: the full case
-list, byte for byte where the op is deterministic, then MUL_MAT's tensor-core kernels
-on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
+list, byte for byte where the op is deterministic, then the tensor-core kernels (MUL_MAT's
+and MUL_MAT_ID's) on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
 device exists the test says so and passes (there is nothing to compare)."""
 import os
 import re
@@ -17,11 +17,14 @@ def main():
     if not devices:
         print("no OpenCL device: nothing to compare")
         return 0
-    # then MUL_MAT's tensor-core kernels on their portable emulation (kernels/mul_mm_tc.cl): the
+    # then the tensor-core kernels on their portable emulation (kernels/mul_mm_tc.cl): MUL_MAT's
     # cases of 16 src1 rows, every type, partial tiles and broadcasts (PoCL compiles the emulation
-    # slowly: one pattern)
+    # slowly: one pattern), and MUL_MAT_ID's whole list, whose grouped path runs the same tiles
+    # (the program built for MUL_MAT's run is cached: about 12 s more)
+    emulate = {"CT_OPENCL_MMA_EMULATE": "1"}
     runs = [(dev, [], {}) for dev in devices]
-    runs += [(dev, ["-o", "MUL_MAT", "-p", "n=16,"], {"CT_OPENCL_MMA_EMULATE": "1"}) for dev in devices]
+    runs += [(dev, ["-o", "MUL_MAT", "-p", "n=16,"], emulate) for dev in devices]
+    runs += [(dev, ["-o", "MUL_MAT_ID"], emulate) for dev in devices]
     failed = 0
     for dev, args, env in runs:
         p = subprocess.run([CT_OPS, "test", "-q", "-b", dev] + args, capture_output=True, text=True, timeout=1200,
