@@ -150,13 +150,15 @@ ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size
 enum { CT_OCL_MM_MIN_NE11 = 16, CT_OCL_MM_WG = 256 };
 typedef struct ct_ocl_mm_tiles {
     ct_ocl_kernel_id id;
-    size_t tile;    /* outputs a work-group computes: tile x tile */
+    size_t bm, bn;  /* outputs a work-group computes: bm src0 rows x bn src1 rows */
+    size_t wg;      /* its work-items */
     size_t scratch; /* its local memory, bytes */
 } ct_ocl_mm_tiles;
-/* The tiled kernel for ne01 x ne11 outputs: mm (64x64 tiles), or mm128 (128x128) where both
- * are large enough and the device runs it; false where the device cannot run mm. */
-bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mm, ct_ocl_kernel_id mm128, size_t ne01, size_t ne11,
-                          ct_ocl_mm_tiles *t);
+/* The tiled kernel for ne01 x ne11 outputs: mmtc (tensor cores, CT_MMTC_BM x CT_MMTC_BN)
+ * where the device runs it, else mm (64x64 tiles), or mm128 (128x128) where both are large
+ * enough and the device runs it; false where the device runs none of them. */
+bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mmtc, ct_ocl_kernel_id mm, ct_ocl_kernel_id mm128,
+                          size_t ne01, size_t ne11, ct_ocl_mm_tiles *t);
 /* An F16 src1 b widened into packed F32 rows (row (i13 * ne12 + i12) * ne11 + i11 of ne10
  * floats) at y_offset of work, exactly as the CPU widens it. */
 void ct_ocl_mm_widen_f16_y(ct_ocl_enc *enc, const ct_tensor *b, cl_mem work, size_t y_offset);

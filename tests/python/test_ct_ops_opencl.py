@@ -1,6 +1,6 @@
 """Runs `ct-ops test` on every OpenCL device against the CPU backend: the full case
-list, byte for byte where the op is deterministic, then MUL_MAT's tensor-core kernels
-(tiles and mat-vec) on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
+list, byte for byte where the op is deterministic, then the tensor-core kernels (MUL_MAT's tiles and
+mat-vec, MUL_MAT_ID's tiles) on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
 device exists the test says so and passes (there is nothing to compare)."""
 import os
 import re
@@ -17,14 +17,16 @@ def main():
     if not devices:
         print("no OpenCL device: nothing to compare")
         return 0
-    # then MUL_MAT's tensor-core kernels on their portable emulation: the tiles (kernels/mul_mm_tc.cl)
-    # on the cases of 16 src1 rows, every type, partial tiles and broadcasts; the mat-vec
+    # then the tensor-core kernels on their portable emulation: MUL_MAT's tiles (kernels/mul_mm_tc.cl)
+    # on the cases of 16 src1 rows, every type, partial tiles and broadcasts; its mat-vec
     # (kernels/mul_mv_tc.cl) on 2, 3, 8 and 9 rows: partial and whole column blocks, partial row
-    # blocks, odd k, broadcasts and permuted sources (PoCL compiles the emulation slowly: the first
-    # run builds it, the others find it in the program cache)
+    # blocks, odd k, broadcasts and permuted sources; MUL_MAT_ID's whole list, whose grouped path runs
+    # the same tiles. PoCL compiles the emulation slowly: the first run builds it, the others find it
+    # in the program cache.
+    emulate = {"CT_OPENCL_MMA_EMULATE": "1"}
     runs = [(dev, [], {}) for dev in devices]
-    runs += [(dev, ["-o", "MUL_MAT", "-p", p], {"CT_OPENCL_MMA_EMULATE": "1"})
-             for dev in devices for p in ("n=16,", "n=2,", "n=3,", "n=8,", "n=9,")]
+    runs += [(dev, ["-o", "MUL_MAT", "-p", p], emulate) for dev in devices for p in ("n=16,", "n=2,", "n=3,", "n=8,", "n=9,")]
+    runs += [(dev, ["-o", "MUL_MAT_ID"], emulate) for dev in devices]
     failed = 0
     for dev, args, env in runs:
         p = subprocess.run([CT_OPS, "test", "-q", "-b", dev] + args, capture_output=True, text=True, timeout=1200,

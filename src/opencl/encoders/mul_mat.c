@@ -18,7 +18,7 @@
  * An F16 src1 is first widened into packed F32 rows in the work memory (ct_mul_mat_f16_y,
  * after the 8-bit blocks where those are made too), and the node is then planned and
  * computed as with that F32 src1. MUL_MAT_ID's grouped path (encoders/mul_mat_id.c) picks
- * its tiles with ct_ocl_mm_tiles_pick too.
+ * its tiles (mmtc, mm128 or mm, as above) with ct_ocl_mm_tiles_pick too.
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). Every
  * kernel takes ct_mul_mat_args (kernels/kernel_args.h). */
@@ -118,12 +118,18 @@ static bool mmtc_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id) {
            enc->be->dev->local_mem >= mmtc_scratch(enc->be->dev);
 }
 
-bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mm, ct_ocl_kernel_id mm128, size_t ne01, size_t ne11,
-                          ct_ocl_mm_tiles *t) {
+bool ct_ocl_mm_tiles_pick(ct_ocl_enc *enc, ct_ocl_kernel_id mmtc, ct_ocl_kernel_id mm, ct_ocl_kernel_id mm128,
+                          size_t ne01, size_t ne11, ct_ocl_mm_tiles *t) {
+    if (mmtc_usable(enc, mmtc)) {
+        *t = (ct_ocl_mm_tiles){.id = mmtc, .bm = CT_MMTC_BM, .bn = CT_MMTC_BN, .wg = CT_MMTC_WG,
+                               .scratch = mmtc_scratch(enc->be->dev)};
+        return true;
+    }
     if (!available(enc->be->dev, mm) || ct_ocl_enc_clamp_wg(enc, mm, CT_OCL_MM_WG) != CT_OCL_MM_WG) return false;
     const bool big = ne01 >= MM128_MIN_NE01 && ne11 >= MM128_MIN_NE11 && mm128_usable(enc, mm128);
     t->id = big ? mm128 : mm;
-    t->tile = big ? MM128_TILE : MM_TILE;
+    t->bm = t->bn = big ? MM128_TILE : MM_TILE;
+    t->wg = CT_OCL_MM_WG;
     t->scratch = (big ? CT_MMT_LOCAL_FLOATS : MM_LOCAL_FLOATS) * sizeof(float);
     return true;
 }
@@ -271,21 +277,15 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, C4_WG);
         p->groups[0] = (ne01 + p->local[0] - 1) / p->local[0], p->groups[1] = (ne11 + 3) / 4, p->groups[2] = nbatch;
         p->scratch = sizeof(float);
-    } else if (ne11 >= CT_OCL_MM_MIN_NE11 && mmtc_usable(enc, k.mmtc)) {
-        p->id = k.mmtc;
-        p->local[0] = CT_MMTC_WG;
-        p->groups[0] = (ne01 + CT_MMTC_BM - 1) / CT_MMTC_BM, p->groups[1] = (ne11 + CT_MMTC_BN - 1) / CT_MMTC_BN;
-        p->groups[2] = nbatch;
-        p->scratch = mmtc_scratch(enc->be->dev);
     } else if (mvtc_usable(enc, a, k.mvtc, ne11)) {
         p->id = k.mvtc;
         p->local[0] = CT_MVTC_WG;
         p->groups[0] = (ne01 + 15) / 16, p->groups[1] = (ne11 + 7) / 8, p->groups[2] = nbatch;
         p->scratch = mvtc_scratch(enc->be->dev);
-    } else if (ne11 >= CT_OCL_MM_MIN_NE11 && ct_ocl_mm_tiles_pick(enc, k.mm, k.mm128, ne01, ne11, &tiles)) {
+    } else if (ne11 >= CT_OCL_MM_MIN_NE11 && ct_ocl_mm_tiles_pick(enc, k.mmtc, k.mm, k.mm128, ne01, ne11, &tiles)) {
         p->id = tiles.id;
-        p->local[0] = CT_OCL_MM_WG;
-        p->groups[0] = (ne01 + tiles.tile - 1) / tiles.tile, p->groups[1] = (ne11 + tiles.tile - 1) / tiles.tile;
+        p->local[0] = tiles.wg;
+        p->groups[0] = (ne01 + tiles.bm - 1) / tiles.bm, p->groups[1] = (ne11 + tiles.bn - 1) / tiles.bn;
         p->groups[2] = nbatch;
         p->scratch = tiles.scratch;
     } else if (mvq_applies(enc, a, &k)) {

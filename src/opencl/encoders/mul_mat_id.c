@@ -14,9 +14,11 @@
  *                                          -> the grouped path, as ggml-metal's and
  *                                             ggml-cuda's: ct_mul_mm_id_map lists each
  *                                             expert's (slot, token) entries in the work
- *                                             memory, then MUL_MAT's tiled kernel (64x64 or
- *                                             128x128 tiles, ct_ocl_mm_tiles_pick by the
- *                                             mean rows per expert) runs over each expert's
+ *                                             memory, then MUL_MAT's tiled kernel (the
+ *                                             tensor cores' tiles where MUL_MAT would take
+ *                                             them, else 64x64 or 128x128 ones;
+ *                                             ct_ocl_mm_tiles_pick by the mean rows per
+ *                                             expert) runs over each expert's
  *                                             gathered src1 rows and writes its dst rows:
  *                                             one launch a node, each weight read once per
  *                                             tile of an expert's rows, not once per token.
@@ -154,7 +156,8 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mmid_plan *p) {
         p->map_local > enc->be->dev->local_mem)
         return;
     p->map_wg = ct_ocl_enc_clamp_wg(enc, map, MAP_WG);
-    if (!ct_ocl_mm_tiles_pick(enc, ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM_ID, as->type),
+    if (!ct_ocl_mm_tiles_pick(enc, ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MMTC_ID, as->type),
+                              ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM_ID, as->type),
                                  ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MM128_ID, as->type),
                                  (size_t)as->ne[1], rows, &p->tiles))
         return;
@@ -217,8 +220,8 @@ static ct_status encode_mul_mat_id(ct_ocl_enc *enc, ct_tensor *node) {
         ct_ocl_enc_dispatch(enc, map_groups, map_local);
         /* ... then the tiles: dim 1 spans n_tokens rows (what an expert gets when each token
          * names it once; more loop), dim 2 the experts and the list of ids outside them */
-        const size_t t = p.tiles.tile, local[3] = {CT_OCL_MM_WG, 1, 1};
-        const size_t groups[3] = {((size_t)as->ne[1] + t - 1) / t, ((size_t)node->ne[2] + t - 1) / t,
+        const size_t bm = p.tiles.bm, bn = p.tiles.bn, local[3] = {p.tiles.wg, 1, 1};
+        const size_t groups[3] = {((size_t)as->ne[1] + bm - 1) / bm, ((size_t)node->ne[2] + bn - 1) / bn,
                                   (size_t)as->ne[2] + 1};
         ct_ocl_enc_kernel(enc, p.tiles.id);
         ct_ocl_arg_tensor(enc, as, "src0");

@@ -8,8 +8,9 @@
  * MUL_MAT_ID, many tokens (grouped, as ggml-metal's and ggml-cuda's mul_mm_id): first
  * ct_mul_mm_id_map, one work-group, lists for each expert the entries v = i2 * n_used + i1
  * routed to it (the CT_MMID_MAP_* layout of kernel_args.h in the work memory; ids outside
- * [0, n_as) in an extra list n_as); then ct_mul_mm_id_<t>_f32 / ct_mul_mm128_id_<t>_f32,
- * MUL_MAT's tiled kernels (mm_mm_tile, mm_mm128_tile) with the work-group's expert in
+ * [0, n_as) in an extra list n_as); then ct_mul_mm_id_<t>_f32 / ct_mul_mm128_id_<t>_f32 /
+ * ct_mul_mmtc_id_<t>_f32 (tensor cores), MUL_MAT's tiled kernels (mm_mm_tile, mm_mm128_tile,
+ * mul_mm_tc.cl's mm_tc_tile) with the work-group's expert in
  * dim 2, reading src1 rows and writing dst rows through the expert's list, so each tile of
  * an expert's weights is read once for up to 64 or 128 of its rows. List n_as writes zeros.
  * ADD_ID: ct_add_id_<t>: one work-group row per dst row, floats added and rounded once. */
@@ -87,6 +88,12 @@ __kernel void ct_mul_mm_id_map(__global const uchar *ids, ulong offsi, __global 
 #define MMTID_KERNELS(name, T)                                                                                    \
     __kernel void ct_mul_mm128_id_##name##_f32(MMID_TILE_ARGS(float4, scratch4)) {                                \
         MMID_TILES(mm_mm128_tile, T, MMT_BM, MMT_BN, scratch4)                                                     \
+    }
+
+/* On the tensor cores (mul_mm_tc.cl's tiles; expanded there, where they are built) */
+#define MMTCID_KERNELS(name, T)                                                                                   \
+    __kernel void ct_mul_mmtc_id_##name##_f32(MMID_TILE_ARGS(uint4, scratch4)) {                                  \
+        MMID_TILES(mm_tc_tile, T, CT_MMTC_BM, CT_MMTC_BN, scratch4)                                               \
     }
 
 #define MMID_KERNELS(name, T)                                                                                     \

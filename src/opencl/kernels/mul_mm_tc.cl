@@ -2,6 +2,10 @@
  * tiles (kernel_args.h), each warp a grid of warp-wide m16n8k16 products (PTX mma.sync,
  * fp32 accumulators). Needs mul_mat.cl (dequantization, src1 loads, MM_KERNEL_ARGS).
  *
+ * mm_tc_tile takes its src1 and dst rows through mul_mat.cl's mm_rows, so MUL_MAT_ID's
+ * grouped kernels ct_mul_mmtc_id_<t>_f32 (mul_mat_id.cl, made here by MMTC_KERNELS) run
+ * the same tiles over an expert's gathered rows.
+ *
  * Built where the device's probe compiled mma.sync (CT_HAS_NV_MMA: device.c), or with the
  * portable emulation of the same warp operation (CT_MMA_EMULATE: CT_OPENCL_MMA_EMULATE=1,
  * so that the tiling and the fragment layouts are tested on any device, PoCL included).
@@ -105,7 +109,9 @@ uint4 tc_pack8(float8 v, const int bf) {
 
 /* ---- the kernel --------------------------------------------------------------------- */
 
-/* CT_MMTC_WG work-items. Warp w owns src0 rows TC_WM * (w % CT_MMTC_WARPS_M) + [0, TC_WM)
+/* One CT_MMTC_BM x CT_MMTC_BN tile: src0 rows r0.. of the matrix at x0 against src1 rows
+ * r1.. of n1, placed from y0 and d0 by idm and rows (mul_mat.cl's mm_rows: MUL_MAT's rows,
+ * or an expert's gathered ones for MUL_MAT_ID). CT_MMTC_WG work-items. Warp w owns src0 rows TC_WM * (w % CT_MMTC_WARPS_M) + [0, TC_WM)
  * and src1 rows TC_WN * (w / CT_MMTC_WARPS_M) + [0, TC_WN) of the tile. A step's tiles are
  * loaded in groups of 8 values, four work-items to a row (consecutive groups: coalesced);
  * the next step's global loads are issued before this step's products and stored to the
@@ -118,15 +124,11 @@ uint4 tc_pack8(float8 v, const int bf) {
 #define TC_NA (CT_MMTC_BM * TC_GROUPS / CT_MMTC_WG) /* A groups a work-item loads a step */
 #define TC_NB (CT_MMTC_BN * TC_GROUPS / CT_MMTC_WG)
 
-void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1,
-           __global uchar *dst, ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11,
-           int ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,
-           __local uint4 *scratch4) {
+void mm_tc_tile(const int t, const int idm, const __global uchar *x0, const __global uchar *y0, __global uchar *d0,
+                int ne00, int ne01, ulong nb01, int r0, int r1, int n1, const mm_rows rows, __local uint4 *scratch4) {
     const int bf = t != MM_F16, raw = t == MM_F16 || t == MM_BF16;
     const int tid = get_local_id(0), lane = tid & 31, w = tid >> 5, g = lane >> 2, q = lane & 3;
     const int wm = TC_WM * (w % CT_MMTC_WARPS_M), wn = TC_WN * (w / CT_MMTC_WARPS_M);
-    const int r0 = get_group_id(0) * CT_MMTC_BM, r1 = get_group_id(1) * CT_MMTC_BN;
-    const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     /* A's two buffers, then B's, then IQ4_NL's table and the emulation's exchange area */
     __local uint *as = (__local uint *)scratch4, *bs = as + 2 * CT_MMTC_BM * TC_LDW;
     __local float *kv = (__local float *)(bs + 2 * CT_MMTC_BN * TC_LDW);
@@ -134,17 +136,15 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
     __local uint4 *as4 = scratch4, *bs4 = scratch4 + 2 * CT_MMTC_BM * TC_LDW4;
 
     const int lq = tid % TC_GROUPS, lr = tid / TC_GROUPS; /* this work-item's group and first row */
-    const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
-    const __global uchar *y0 = src1 + offs1 + (ulong)i12 * nb12 + (ulong)i13 * nb13;
     const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
-    const int ya16 = ((ulong)y0 & 15) == 0 && (nb11 & 15) == 0;
+    const int ya16 = ((ulong)y0 & 15) == 0 && (rows.nb11 & 15) == 0 && (!idm || (rows.nb12 & 15) == 0);
     const __global uchar *xa[TC_NA];
     const __global float *yb[TC_NB];
 TC_UNROLL
     for (int i = 0; i < TC_NA; i++) xa[i] = x0 + (ulong)min(r0 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne01 - 1) * nb01;
 TC_UNROLL
     for (int i = 0; i < TC_NB; i++)
-        yb[i] = (const __global float *)(y0 + (ulong)min(r1 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne11 - 1) * nb11);
+        yb[i] = (const __global float *)(y0 + mm_yoff(idm, rows, min(r1 + lr + i * (CT_MMTC_WG / TC_GROUPS), n1 - 1)));
 
     if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
         if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
@@ -215,14 +215,13 @@ TC_UNROLL
 #undef TC_PREFETCH
 #undef TC_STORE
 
-    __global uchar *d = dst + offsd + (ulong)i12 * nb2 + (ulong)i13 * nb3;
 TC_UNROLL
     for (int j = 0; j < CT_MMTC_TN; j++) {
 TC_UNROLL
         for (int e = 0; e < 4; e++) {
             const int c = r1 + wn + 8 * j + 2 * q + (e & 1);
-            if (c < ne11) {
-                __global float *dr = (__global float *)(d + (ulong)c * nb1);
+            if (c < n1) {
+                __global float *dr = (__global float *)(d0 + mm_doff(idm, rows, c));
 TC_UNROLL
                 for (int i = 0; i < CT_MMTC_TM; i++) {
                     const int r = r0 + wm + 16 * i + g + 8 * (e >> 1);
@@ -233,10 +232,21 @@ TC_UNROLL
     }
 }
 
+/* MUL_MAT's product: batch get_group_id(2), its rows as they lie. */
+void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const uchar *src1, ulong offs1,
+           __global uchar *dst, ulong offsd, int ne00, int ne01, ulong nb01, ulong nb02, ulong nb03, int ne11,
+           int ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,
+           __local uint4 *scratch4) {
+    MM_BATCH_BASES();
+    mm_tc_tile(t, 0, x0, y0, d0, ne00, ne01, nb01, get_group_id(0) * CT_MMTC_BM, get_group_id(1) * CT_MMTC_BN,
+               ne11, MM_PLAIN_ROWS(), scratch4);
+}
+
 #define MMTC_KERNELS(name, T)                                                      \
     __kernel void ct_mul_mmtc_##name##_f32(MM_KERNEL_ARGS(uint4, scratch4)) {      \
         mm_tc(T, MM_KERNEL_PASS(scratch4));                                        \
-    }
+    }                                                                              \
+    MMTCID_KERNELS(name, T) /* MUL_MAT_ID's (mul_mat_id.cl) */
 MMTC_KERNELS(f16, MM_F16)
 MMTC_KERNELS(bf16, MM_BF16)
 MMTC_KERNELS(q4_0, MM_Q4_0)
