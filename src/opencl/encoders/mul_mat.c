@@ -139,12 +139,12 @@ static size_t mvtc_scratch(const ct_ocl_device *dev) {
     return CT_MVTC_LOCAL_BYTES + (dev->has_nv_mma ? 0 : CT_MVTC_EMULATE_BYTES);
 }
 
-/* The tensor-core mat-vec for ne11 src1 rows: for F16 and BF16 src0, whose fp32 mat-vec
- * is bound by its FMAs from 2 rows on (the quantized types' 8-bit kernels are not: they
- * keep theirs); the kernel built, its work-group size allowed, its local memory there. */
-static bool mvtc_usable(ct_ocl_enc *enc, const ct_tensor *a, ct_ocl_kernel_id id, size_t ne11) {
-    return ne11 >= 2 && ne11 <= CT_MVTC_MAX_N && (a->type == CT_TYPE_F16 || a->type == CT_TYPE_BF16) &&
-           available(enc->be->dev, id) && ct_ocl_enc_clamp_wg(enc, id, CT_MVTC_WG) == CT_MVTC_WG &&
+/* The tensor-core mat-vec for ne11 src1 rows: the kernel built for the type (F16 and BF16,
+ * whose fp32 mat-vec is bound by its FMAs from 2 rows on; the quantized types' 8-bit kernels
+ * are not), its work-group size allowed, its local memory there. */
+static bool mvtc_usable(ct_ocl_enc *enc, ct_ocl_kernel_id id, size_t ne11) {
+    return ne11 >= 2 && ne11 <= CT_MVTC_MAX_N && available(enc->be->dev, id) &&
+           ct_ocl_enc_clamp_wg(enc, id, CT_MVTC_WG) == CT_MVTC_WG &&
            enc->be->dev->local_mem >= mvtc_scratch(enc->be->dev);
 }
 
@@ -277,7 +277,7 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->local[0] = ct_ocl_enc_clamp_wg(enc, p->id, C4_WG);
         p->groups[0] = (ne01 + p->local[0] - 1) / p->local[0], p->groups[1] = (ne11 + 3) / 4, p->groups[2] = nbatch;
         p->scratch = sizeof(float);
-    } else if (mvtc_usable(enc, a, k.mvtc, ne11)) {
+    } else if (mvtc_usable(enc, k.mvtc, ne11)) {
         p->id = k.mvtc;
         p->local[0] = CT_MVTC_WG;
         p->groups[0] = (ne01 + 15) / 16, p->groups[1] = (ne11 + 7) / 8, p->groups[2] = nbatch;

@@ -65,12 +65,12 @@ typedef float ct_f32;
 #define CT_MMTC_XCH_WORDS 192
 #define CT_MMTC_EMULATE_BYTES (4 * (CT_MMTC_WG / 32) * CT_MMTC_XCH_WORDS)
 /* mul_mv_tc.cl: the tensor-core mat-vec's warps (they split k), the src1 rows it takes
- * (2 to CT_MVTC_MAX_N, 8 a work-group), its local memory (IQ4_NL's table, the warps' partial
- * sums) and what its emulation adds (mul_mm_tc.cl's exchange words per warp). */
+ * (2 to CT_MVTC_MAX_N, 8 a work-group), its local memory (the warps' partial sums) and what
+ * its emulation adds (mul_mm_tc.cl's exchange words per warp). */
 #define CT_MVTC_WARPS 8
 #define CT_MVTC_WG (32 * CT_MVTC_WARPS)
 #define CT_MVTC_MAX_N 15
-#define CT_MVTC_LOCAL_BYTES (4 * (16 + CT_MVTC_WARPS * 32 * 4))
+#define CT_MVTC_LOCAL_BYTES (4 * CT_MVTC_WARPS * 32 * 4)
 #define CT_MVTC_EMULATE_BYTES (4 * CT_MVTC_WARPS * CT_MMTC_XCH_WORDS)
 /* mul_mvq.cl: src0 rows per team, src1 rows per work-group, work-items of a team, src0
  * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items). */

@@ -3,8 +3,8 @@
  * weight bytes do not, so from a few rows they are bound by instructions; here each warp
  * runs m16n8k16 products (mul_mm_tc.cl's tc_mma: PTX mma.sync, or its emulation) on 16
  * src0 rows x 8 src1 rows straight from registers, and the kernel stays bound by the
- * weights' bytes. Operands as mul_mm_tc.cl's: F16 src0 with src1 rounded to F16, every
- * other src0 dequantized as mul_mat.cl does and met in BF16.
+ * weights' bytes. F16 and BF16 src0 (the quantized types' 8-bit mat-vec is not bound by
+ * its multiply-adds), operands as mul_mm_tc.cl's: src1 rounded to src0's type.
  *
  * Work-group: CT_MVTC_WARPS warps on 16 src0 rows and 8 src1 rows (group (i, j, batch):
  * rows 16i.., src1 rows 8j..); the warps split k. A product's k order is free as long as A
@@ -19,7 +19,7 @@
 #define TV_U 2 /* chunks (32 k) per warp and step, their loads issued together */
 
 void mv_tc(const int t, MM_ARGS) {
-    const int bf = t != MM_F16, raw = t == MM_F16 || t == MM_BF16;
+    const int bf = t == MM_BF16;
     const int tid = get_local_id(0), lane = tid & 31, w = tid >> 5, g = lane >> 2, q = lane & 3;
     const int r0 = get_group_id(0) * 16, c0 = get_group_id(1) * 8;
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
@@ -32,14 +32,9 @@ void mv_tc(const int t, MM_ARGS) {
                                  (ulong)min(c0 + g, ne11 - 1) * nb11);
     const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
     const int ya16 = ((ulong)y & 15) == 0;
-    /* IQ4_NL's table, the emulation's exchange area, then the warps' partial sums */
-    __local float *kv = scratch;
-    __local uint *xch = (__local uint *)(scratch + 16);
-    __local float *part = scratch + 16 + (CT_HAS_NV_MMA ? 0 : CT_MVTC_WARPS * CT_MMTC_XCH_WORDS);
-    if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
-        if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    /* the emulation's exchange area, then the warps' partial sums */
+    __local uint *xch = (__local uint *)scratch;
+    __local float *part = scratch + (CT_HAS_NV_MMA ? 0 : CT_MVTC_WARPS * CT_MMTC_XCH_WORDS);
 
     const int ngroups = (ne00 + 7) / 8, nchunks = (ngroups + 3) / 4;
     const int steps = (nchunks + CT_MVTC_WARPS * TV_U - 1) / (CT_MVTC_WARPS * TV_U);
@@ -55,13 +50,8 @@ void mv_tc(const int t, MM_ARGS) {
             al[u] = (uint4)0, ah[u] = (uint4)0;
             if (gi < ngroups) {
                 if (c0 + g < ne11) yv = mm_ld8y(y, gi, ne00, ya16);
-                if (raw) {
-                    al[u] = mmt_raw16(xlo, gi, ne00, xa16);
-                    ah[u] = mmt_raw16(xhi, gi, ne00, xa16);
-                } else { /* quantized rows hold whole groups */
-                    al[u] = tc_pack8(mm_deq8_full(t, xlo, gi, kv), bf);
-                    ah[u] = tc_pack8(mm_deq8_full(t, xhi, gi, kv), bf);
-                }
+                al[u] = mmt_raw16(xlo, gi, ne00, xa16);
+                ah[u] = mmt_raw16(xhi, gi, ne00, xa16);
             }
             bv[u] = tc_pack8(yv, bf);
         }
@@ -93,9 +83,5 @@ void mv_tc(const int t, MM_ARGS) {
     __kernel void ct_mul_mvtc_##name##_f32(MM_KERNEL_ARGS(float, scratch)) { mv_tc(T, MM_KERNEL_PASS(scratch)); }
 MVTC_KERNELS(f16, MM_F16)
 MVTC_KERNELS(bf16, MM_BF16)
-MVTC_KERNELS(q4_0, MM_Q4_0)
-MVTC_KERNELS(q8_0, MM_Q8_0)
-MVTC_KERNELS(q4_K, MM_Q4_K)
-MVTC_KERNELS(q6_K, MM_Q6_K)
 
 #endif /* CT_HAS_NV_MMA || CT_MMA_EMULATE */
