@@ -199,6 +199,9 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t nc1 = (nr1 + tile1 - 1) / tile1;
     /* Smaller a-tiles when there are too few tiles to keep every thread busy. */
     int64_t tile0 = tile_rows(xc, TILE0_MAX);
+    /* One group of b-rows reads each a-row once: no a-tile to keep in L2, and a pass
+     * over as many a-rows as the kernel takes reads the b-rows from L2 fewer times. */
+    if (to_float && nr1 <= CT_DOT_NY && tile0 < CT_DOT_NX) tile0 = CT_DOT_NX;
     while (tile0 > 1 && ((ne01 + tile0 - 1) / tile0) * nc1 < 4 * (int64_t)nth) tile0 /= 2;
     const int64_t nc0 = (ne01 + tile0 - 1) / tile0;
 

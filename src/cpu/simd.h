@@ -27,10 +27,10 @@ typedef struct ct_block_qy {
  * depends on the shapes only, so any thread split gives the same bytes. */
 #define CT_DOT_NY 4
 /* Float src0 takes nx = 1 to CT_DOT_NX rows x, x + bx, ... at once (each y load
- * then feeds nx FMAs; the AVX2 and portable kernels take them two or one at a
- * time): out[r * ny + j] = dot(x_r, y[j]). x rows are k elements (F32, F16 or
+ * then feeds nx FMAs; the AVX-512 kernel takes up to 8 at a time, the AVX2 and
+ * portable kernels two or one): out[r * ny + j] = dot(x_r, y[j]). x rows are k elements (F32, F16 or
  * BF16); y[j]: k floats. Either may be unaligned. */
-#define CT_DOT_NX 4
+#define CT_DOT_NX 8
 typedef void (*ct_dot_f_fn)(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out);
 /* x: one src0 row of nb * 32 elements; y[j]: nb converted src1 blocks. */
 typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out);

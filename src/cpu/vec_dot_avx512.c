@@ -19,7 +19,7 @@
 #define ALWAYS_INLINE __attribute__((always_inline)) inline
 #define UNROLL_NY _Pragma("GCC unroll 4")
 #define UNROLL_2 _Pragma("GCC unroll 2")
-#define UNROLL_NX _Pragma("GCC unroll 4")
+#define UNROLL_NX _Pragma("GCC unroll 8")
 /* bytes of src0 fetched ahead of the kernels (a prefetch past the row's end is harmless) */
 #define PREFETCH_AHEAD 1024
 
@@ -34,16 +34,19 @@ AVX512 static ALWAYS_INLINE __m512 load16_f(const unsigned char *x, int64_t i, _
     return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
 
-/* As the AVX2 kernel, 16 lanes wide and up to four x rows: one x load for all
- * y rows and one y load for all x rows (the y rows, read once per x row group,
- * come from L2 at n >= 2), two accumulator chains per dot when ny <= 2; the last
- * k % 16 elements through masked loads. A row's sums depend on NY only. */
+/* As the AVX2 kernel, 16 lanes wide: one x load for all y rows and one y load for all
+ * x rows; the last k % 16 elements through masked loads. The y rows come from L2 at
+ * n >= 2 (F32, 4 bytes an element against x's 2), so one y load feeds as many x rows
+ * as the 32 registers allow: 8 rows for ny <= 2, 4 for ny = 3, 4. One accumulator
+ * chain per dot, two for ny = 1 (8 chains in flight either way with 4 or more rows).
+ * A row's sums depend on NY only (NA is NY's; NX only picks how many rows share a pass). */
+#define MAX_NX_F 8
 AVX512 static ALWAYS_INLINE void dot_f_n(int64_t k, const void *vx, size_t bx, const int NX, const void *const *vy,
                                          const int NY, float *out, int kind) {
-    const unsigned char *x[CT_DOT_NX];
-    const int NA = NY <= 2 ? 2 : 1;
+    const unsigned char *x[MAX_NX_F];
+    const int NA = NY == 1 ? 2 : 1;
     const float *y[CT_DOT_NY];
-    __m512 acc[CT_DOT_NX][CT_DOT_NY][2];
+    __m512 acc[MAX_NX_F][CT_DOT_NY][2];
     UNROLL_NX for (int r = 0; r < NX; r++) x[r] = (const unsigned char *)vx + (size_t)r * bx;
     UNROLL_NY for (int j = 0; j < NY; j++) {
         y[j] = vy[j];
@@ -54,7 +57,7 @@ AVX512 static ALWAYS_INLINE void dot_f_n(int64_t k, const void *vx, size_t bx, c
     for (; i + 16 * NA <= k; i += 16 * NA) {
         UNROLL_NX for (int r = 0; r < NX; r++) _mm_prefetch((const char *)x[r] + 2 * i + PREFETCH_AHEAD, _MM_HINT_T0);
         UNROLL_2 for (int a = 0; a < NA; a++) {
-            __m512 xv[CT_DOT_NX];
+            __m512 xv[MAX_NX_F];
             UNROLL_NX for (int r = 0; r < NX; r++) xv[r] = load16_f(x[r], i + 16 * a, all, kind);
             UNROLL_NY for (int j = 0; j < NY; j++) {
                 const __m512 yv = _mm512_loadu_ps(y[j] + i + 16 * a);
@@ -64,7 +67,7 @@ AVX512 static ALWAYS_INLINE void dot_f_n(int64_t k, const void *vx, size_t bx, c
     }
     for (; i < k; i += 16) {
         const __mmask16 m = k - i >= 16 ? all : (__mmask16)((1u << (k - i)) - 1);
-        __m512 xv[CT_DOT_NX];
+        __m512 xv[MAX_NX_F];
         UNROLL_NX for (int r = 0; r < NX; r++) xv[r] = load16_f(x[r], i, m, kind);
         UNROLL_NY for (int j = 0; j < NY; j++) {
             const __m512 yv = _mm512_maskz_loadu_ps(m, y[j] + i);
@@ -77,20 +80,35 @@ AVX512 static ALWAYS_INLINE void dot_f_n(int64_t k, const void *vx, size_t bx, c
     }
 }
 
-#define DOT_F_NY(k, x, bx, NX, y, ny, out, kind)                 \
-    switch (ny) {                                                \
-    case 1: dot_f_n(k, x, bx, NX, y, 1, out, kind); return;      \
-    case 2: dot_f_n(k, x, bx, NX, y, 2, out, kind); return;      \
-    case 3: dot_f_n(k, x, bx, NX, y, 3, out, kind); return;      \
-    default: dot_f_n(k, x, bx, NX, y, 4, out, kind); return;     \
+/* nx rows in passes of 8 (ny <= 2) or 4 (ny = 3, 4), the rest in one pass */
+#define DOT_F_NX(k, x, bx, nx, y, NY, out, kind)                 \
+    switch (nx) {                                                \
+    case 1: dot_f_n(k, x, bx, 1, y, NY, out, kind); break;       \
+    case 2: dot_f_n(k, x, bx, 2, y, NY, out, kind); break;       \
+    case 3: dot_f_n(k, x, bx, 3, y, NY, out, kind); break;       \
+    case 4: dot_f_n(k, x, bx, 4, y, NY, out, kind); break;       \
+    case 5: dot_f_n(k, x, bx, 5, y, NY, out, kind); break;       \
+    case 6: dot_f_n(k, x, bx, 6, y, NY, out, kind); break;       \
+    case 7: dot_f_n(k, x, bx, 7, y, NY, out, kind); break;       \
+    default: dot_f_n(k, x, bx, 8, y, NY, out, kind); break;      \
+    }
+#define DOT_F_NX4(k, x, bx, nx, y, NY, out, kind)                \
+    switch (nx) {                                                \
+    case 1: dot_f_n(k, x, bx, 1, y, NY, out, kind); break;       \
+    case 2: dot_f_n(k, x, bx, 2, y, NY, out, kind); break;       \
+    case 3: dot_f_n(k, x, bx, 3, y, NY, out, kind); break;       \
+    default: dot_f_n(k, x, bx, 4, y, NY, out, kind); break;      \
     }
 #define MULTI_F(name, kind)                                                                                      \
     AVX512 static void name(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out) { \
-        switch (nx) {                                                                                            \
-        case 1: DOT_F_NY(k, x, bx, 1, y, ny, out, kind)                                                          \
-        case 2: DOT_F_NY(k, x, bx, 2, y, ny, out, kind)                                                          \
-        case 3: DOT_F_NY(k, x, bx, 3, y, ny, out, kind)                                                          \
-        default: DOT_F_NY(k, x, bx, 4, y, ny, out, kind)                                                         \
+        const int step = ny <= 2 ? 8 : 4;                                                                        \
+        for (; nx > 0; nx -= step, x = (const unsigned char *)x + (size_t)step * bx, out += step * ny) {         \
+            switch (ny) {                                                                                        \
+            case 1: DOT_F_NX(k, x, bx, nx, y, 1, out, kind) break;                                               \
+            case 2: DOT_F_NX(k, x, bx, nx, y, 2, out, kind) break;                                               \
+            case 3: DOT_F_NX4(k, x, bx, nx, y, 3, out, kind) break;                                              \
+            default: DOT_F_NX4(k, x, bx, nx, y, 4, out, kind) break;                                             \
+            }                                                                                                    \
         }                                                                                                        \
     }
 MULTI_F(dot_f16, F_F16)
