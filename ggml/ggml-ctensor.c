@@ -830,42 +830,33 @@ static enum ggml_status ctg_cpu_node(ctg_backend_ctx *c, const struct ggml_tenso
 #define CTG_SIG_TENSOR_WORDS (8 + 4 * GGML_MAX_DIMS)
 #define CTG_SIG_NODE_WORDS (3 + GGML_MAX_OP_PARAMS / 8 + (1 + GGML_MAX_SRC) * CTG_SIG_TENSOR_WORDS)
 
-typedef struct ctg_sig_cursor {
-    uint64_t *w;
-    size_t pos;
-    bool same; /* every word so far equals the one it overwrote */
-} ctg_sig_cursor;
-
-static inline void ctg_sig_put(ctg_sig_cursor *k, uint64_t v) {
-    k->same &= k->w[k->pos] == v;
-    k->w[k->pos++] = v;
-}
-
 /* Everything ctg_src, ctg_root and ctg_node read of t: its address (the memo and the links
  * between results key on it), type, shape, strides, data, ctensor buffer (NULL: not one of
  * ours) and, for a view, its offset and root. A ctensor tensor holds no more of a buffer than
  * the ct_buffer pointer and the address (ct_buffer_alloc_tensor; no ctensor buffer has an
- * init_tensor), so a buffer freed and another made at the same addresses translates the same. */
-static void ctg_sig_tensor(ctg_sig_cursor *k, const struct ggml_tensor *t) {
-    ctg_sig_put(k, (uintptr_t)t);
-    if (!t) return;
-    ctg_sig_put(k, (uint64_t)t->type);
+ * init_tensor), so a buffer freed and another made at the same addresses translates the same.
+ * Writes the words at w[n...] and returns the new count. */
+static inline size_t ctg_sig_tensor(uint64_t *w, size_t n, const struct ggml_tensor *t) {
+    w[n++] = (uintptr_t)t;
+    if (!t) return n;
+    w[n++] = (uint64_t)t->type;
     for (int d = 0; d < GGML_MAX_DIMS; d++) {
-        ctg_sig_put(k, (uint64_t)t->ne[d]);
-        ctg_sig_put(k, (uint64_t)t->nb[d]);
+        w[n++] = (uint64_t)t->ne[d];
+        w[n++] = (uint64_t)t->nb[d];
     }
-    ctg_sig_put(k, (uintptr_t)t->data);
-    ctg_sig_put(k, (uintptr_t)ctg_ct_buffer(t));
+    w[n++] = (uintptr_t)t->data;
+    w[n++] = (uintptr_t)ctg_ct_buffer(t);
     const struct ggml_tensor *r = t->view_src;
-    ctg_sig_put(k, (uintptr_t)r);
-    if (!r) return;
-    ctg_sig_put(k, (uint64_t)t->view_offs);
-    ctg_sig_put(k, (uint64_t)r->type);
+    w[n++] = (uintptr_t)r;
+    if (!r) return n;
+    w[n++] = (uint64_t)t->view_offs;
+    w[n++] = (uint64_t)r->type;
     for (int d = 0; d < GGML_MAX_DIMS; d++) {
-        ctg_sig_put(k, (uint64_t)r->ne[d]);
-        ctg_sig_put(k, (uint64_t)r->nb[d]);
+        w[n++] = (uint64_t)r->ne[d];
+        w[n++] = (uint64_t)r->nb[d];
     }
-    ctg_sig_put(k, (uintptr_t)r->data);
+    w[n++] = (uintptr_t)r->data;
+    return n;
 }
 
 static void ctg_cache_drop(ctg_backend_ctx *c) {
@@ -886,44 +877,50 @@ static ctg_sig_result ctg_sig_graph(ctg_backend_ctx *c, struct ggml_cgraph *cgra
                                     bool *any) {
     const int n = ggml_graph_n_nodes(cgraph);
     ctg_sig *s = &c->sig;
-    ctg_sig_cursor k = {.w = s->w, .pos = 0, .same = true};
+    size_t pos = 0;
+    bool same = true; /* every word so far equals the one it overwrites */
     for (int i = 0; i <= n; i++) {
-        if (keep && s->cap - k.pos < CTG_SIG_NODE_WORDS) {
+        if (keep && s->cap - pos < CTG_SIG_NODE_WORDS) {
             size_t cap = s->cap ? 2 * s->cap : 4096;
             uint64_t *w = cap <= SIZE_MAX / sizeof *w ? realloc(s->w, cap * sizeof *w) : NULL;
             if (w) {
                 memset(w + s->cap, 0, (cap - s->cap) * sizeof *w);
-                s->w = k.w = w;
+                s->w = w;
                 s->cap = cap;
             } else {
                 keep = false;
             }
         }
-        if (i == n) {
-            if (keep) ctg_sig_put(&k, (uint64_t)n);
-            break;
+        /* a node's words are built here, then compared with the kept ones in one pass
+         * (and written only where they differ) */
+        uint64_t nw[CTG_SIG_NODE_WORDS];
+        size_t m = 0;
+        const struct ggml_tensor *node = i < n ? ggml_graph_node(cgraph, i) : NULL;
+        if (!node) {
+            nw[m++] = (uint64_t)n; /* the end */
+        } else if (!ctg_node_computes(node)) {
+            nw[m++] = 0;
+        } else {
+            *any = true;
+            *n_tensors += 1;
+            for (int j = 0; j < GGML_MAX_SRC; j++) *n_tensors += node->src[j] ? 4 : 0;
+            if (!keep) continue;
+            m = ctg_sig_tensor(nw, m, node);
+            nw[m++] = (uint64_t)node->op;
+            nw[m++] = (uint64_t)(uint32_t)node->flags;
+            nw[m++] = cgraph->use_counts && ggml_node_get_use_count(cgraph, i) == 1;
+            memcpy(nw + m, node->op_params, GGML_MAX_OP_PARAMS);
+            m += GGML_MAX_OP_PARAMS / 8;
+            for (int j = 0; j < GGML_MAX_SRC; j++) m = ctg_sig_tensor(nw, m, node->src[j]);
         }
-        const struct ggml_tensor *node = ggml_graph_node(cgraph, i);
-        if (!ctg_node_computes(node)) {
-            if (keep) ctg_sig_put(&k, 0);
-            continue;
-        }
-        *any = true;
-        *n_tensors += 1;
-        for (int j = 0; j < GGML_MAX_SRC; j++) *n_tensors += node->src[j] ? 4 : 0;
         if (!keep) continue;
-        ctg_sig_tensor(&k, node);
-        ctg_sig_put(&k, (uint64_t)node->op);
-        ctg_sig_put(&k, (uint64_t)(uint32_t)node->flags);
-        ctg_sig_put(&k, cgraph->use_counts && ggml_node_get_use_count(cgraph, i) == 1);
-        uint64_t params[GGML_MAX_OP_PARAMS / 8];
-        memcpy(params, node->op_params, sizeof params);
-        for (size_t p = 0; p < GGML_MAX_OP_PARAMS / 8; p++) ctg_sig_put(&k, params[p]);
-        for (int j = 0; j < GGML_MAX_SRC; j++) ctg_sig_tensor(&k, node->src[j]);
+        if (same && memcmp(s->w + pos, nw, m * sizeof *nw) != 0) same = false;
+        if (!same) memcpy(s->w + pos, nw, m * sizeof *nw);
+        pos += m;
     }
-    const bool same = keep && k.same && k.pos == s->len && c->cached_ctx;
-    s->len = keep ? k.pos : 0; /* 0: no signature is that short (it ends with the node count) */
-    if (same) return CTG_SIG_SAME;
+    const bool kept = keep && same && pos == s->len && c->cached_ctx;
+    s->len = keep ? pos : 0; /* 0: no signature is that short (it ends with the node count) */
+    if (kept) return CTG_SIG_SAME;
     ctg_cache_drop(c);
     return keep ? CTG_SIG_NEW : CTG_SIG_NONE;
 }

@@ -168,20 +168,26 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
     const int64_t r0 = ith * per + (ith < rem ? ith : rem);
     const int64_t r1 = r0 + per + (ith < rem ? 1 : 0);
-    int64_t i1 = r0 % ne1, i2 = (r0 / ne1) % ne2, i3 = r0 / (ne1 * ne2);
+    /* dst's row (i1, i2, i3) and src1's (j1, j2, j3), stepped without divisions (src1's dims
+     * divide dst's, so j wraps whenever i does) */
+    int64_t i1 = 0, i2 = 0, i3 = 0;
+    if (r0 > 0) i1 = r0 % ne1, i2 = (r0 / ne1) % ne2, i3 = r0 / (ne1 * ne2);
+    int64_t j1 = ne11 == 1 ? 0 : i1 % ne11, j2 = ne12 == 1 ? 0 : i2 % ne12, j3 = ne13 == 1 ? 0 : i3 % ne13;
     for (int64_t r = r0; r < r1; r++) {
         const char *x = (const char *)a->data + (size_t)i1 * a->nb[1] + (size_t)i2 * a->nb[2] + (size_t)i3 * a->nb[3];
-        const char *y = (const char *)b->data + (size_t)(i1 % ne11) * b->nb[1] + (size_t)(i2 % ne12) * b->nb[2] +
-                        (size_t)(i3 % ne13) * b->nb[3];
+        const char *y = (const char *)b->data + (size_t)j1 * b->nb[1] + (size_t)j2 * b->nb[2] + (size_t)j3 * b->nb[3];
         char *z = (char *)dst->data + (size_t)i1 * dst->nb[1] + (size_t)i2 * dst->nb[2] + (size_t)i3 * dst->nb[3];
         const float *xf = (const float *)(const void *)x, *yf = (const float *)(const void *)y;
         if (stream) row_f32_stream(&f, ne0, ne10, xf, yf, (float *)(void *)z);
         else if (fast) row_f32(&f, ne0, ne10, xf, yf, (float *)(void *)z);
         else row_general(&f, a, b, dst, x, y, z);
+        if (++j1 == ne11) j1 = 0;
         if (++i1 == ne1) {
-            i1 = 0;
+            i1 = j1 = 0;
+            if (++j2 == ne12) j2 = 0;
             if (++i2 == ne2) {
-                i2 = 0;
+                i2 = j2 = 0;
+                if (++j3 == ne13) j3 = 0;
                 i3++;
             }
         }
