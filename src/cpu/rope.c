@@ -102,6 +102,31 @@ static void fill_table(const rope_consts *k, const int32_t p[4], int64_t npairs,
 }
 
 
+/* The packed F32 rotations (the decode case): the same arithmetic in loops of fixed
+ * strides, which the compiler vectorizes; y may be x. Compiled a second time for AVX2,
+ * picked where the CPU has it: the same operations per element, so the same bytes. */
+#define CT_ROPE_LOOPS_AS(name, ATTR)                                                                  \
+    ATTR static void name##_adjacent(const float *cache, int64_t npairs, const float *xf, float *yf) {  \
+        for (int64_t i = 0; i < npairs; i++) {                                                       \
+            const float c = cache[2 * i], s = cache[2 * i + 1], x0 = xf[2 * i], x1 = xf[2 * i + 1];  \
+            yf[2 * i] = x0 * c - x1 * s;                                                             \
+            yf[2 * i + 1] = x0 * s + x1 * c;                                                         \
+        }                                                                                            \
+    }                                                                                                \
+    ATTR static void name##_apart(const float *cache, int64_t npairs, int64_t dist, const float *xf, \
+                                  float *yf) {                                                       \
+        for (int64_t i = 0; i < npairs; i++) {                                                       \
+            const float c = cache[2 * i], s = cache[2 * i + 1], x0 = xf[i], x1 = xf[i + dist];       \
+            yf[i] = x0 * c - x1 * s;                                                                 \
+            yf[i + dist] = x0 * s + x1 * c;                                                          \
+        }                                                                                            \
+    }
+CT_ROPE_LOOPS_AS(rot, )
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#define CT_ROPE_AVX2 1
+CT_ROPE_LOOPS_AS(rot_avx2, __attribute__((target("avx2"))))
+#endif
+
 /* Rotates the pairs of one row: pair i is elements (j0, j1) of the mode. */
 static void rotate_row(const rope_consts *k, const float *cache, int64_t npairs, const char *x, size_t sx, char *y,
                        size_t sy, bool f16) {
@@ -110,23 +135,17 @@ static void rotate_row(const rope_consts *k, const float *cache, int64_t npairs,
     else if (k->mode == CT_ROPE_TYPE_VISION) first = 0, step0 = 1, dist = k->n_dims;
     else first = k->n_offs, step0 = 1, dist = k->n_dims / 2;
     if (!f16 && sx == sizeof(float) && sy == sizeof(float) && (((uintptr_t)x | (uintptr_t)y) % sizeof(float)) == 0) {
-        /* Packed F32 rows (the decode case): the same arithmetic in loops of fixed
-         * strides, which the compiler vectorizes; y may be x. */
         const float *xf = (const float *)(const void *)x + first;
         float *yf = (float *)(void *)y + first;
-        if (step0 == 2) {
-            for (int64_t i = 0; i < npairs; i++) {
-                const float c = cache[2 * i], s = cache[2 * i + 1], x0 = xf[2 * i], x1 = xf[2 * i + 1];
-                yf[2 * i] = x0 * c - x1 * s;
-                yf[2 * i + 1] = x0 * s + x1 * c;
-            }
-        } else {
-            for (int64_t i = 0; i < npairs; i++) {
-                const float c = cache[2 * i], s = cache[2 * i + 1], x0 = xf[i], x1 = xf[i + dist];
-                yf[i] = x0 * c - x1 * s;
-                yf[i + dist] = x0 * s + x1 * c;
-            }
+#ifdef CT_ROPE_AVX2
+        if (ct_types_use_avx2()) {
+            if (step0 == 2) rot_avx2_adjacent(cache, npairs, xf, yf);
+            else rot_avx2_apart(cache, npairs, dist, xf, yf);
+            return;
         }
+#endif
+        if (step0 == 2) rot_adjacent(cache, npairs, xf, yf);
+        else rot_apart(cache, npairs, dist, xf, yf);
         return;
     }
     const ct_type xt = f16 ? CT_TYPE_F16 : CT_TYPE_F32;
