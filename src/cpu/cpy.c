@@ -129,6 +129,10 @@ static void walk_init(walk *w, const ct_tensor *t, int64_t start) {
             w->nb[k] = t->nb[k];
         }
     }
+    if (start == 0) { /* thread 0's walk, and every walk of a one-thread node: no divisions */
+        w->i[0] = w->i[1] = w->i[2] = w->i[3] = 0;
+        return;
+    }
     w->i[0] = start % w->ne[0];
     start /= w->ne[0];
     w->i[1] = start % w->ne[1];
@@ -138,7 +142,8 @@ static void walk_init(walk *w, const ct_tensor *t, int64_t start) {
 }
 
 static inline char *walk_ptr(const walk *w) {
-    return w->data + (size_t)(w->i[0] / w->blck) * w->nb[0] + (size_t)w->i[1] * w->nb[1] +
+    const int64_t b0 = w->blck == 1 ? w->i[0] : w->i[0] / w->blck; /* a 64-bit division only for blocks */
+    return w->data + (size_t)b0 * w->nb[0] + (size_t)w->i[1] * w->nb[1] +
            (size_t)w->i[2] * w->nb[2] + (size_t)w->i[3] * w->nb[3];
 }
 
