@@ -31,8 +31,9 @@ struct ct_cpu_threadpool {
     worker *workers;       /* [1, n_threads) used */
     int *cur_node;         /* node each thread is computing, written by that thread only */
 
-    pthread_mutex_t mutex; /* guards the fields down to `shutdown`; generation and pending
-                              change under it, and waits spin on them without it first */
+    pthread_mutex_t mutex; /* guards the fields down to `arg` (generation and pending are set
+                              under it; a worker's decrement of pending and the spinning
+                              waits need not hold it) */
     pthread_cond_t work_cv;
     pthread_cond_t done_cv;
     atomic_ulong generation;
