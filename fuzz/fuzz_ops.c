@@ -27,6 +27,7 @@ enum {
     MAX_OPS = 16,
     MAX_LEAVES = 5,
     MAX_TENSOR_BYTES = 64 * 1024,
+    MAX_TENSOR_ELEMENTS = 256 * 1024, /* a view with zero strides is small in bytes, not in work */
     MAX_MUL_MAT_WORK = 1 << 22,
 };
 
@@ -503,7 +504,7 @@ static void describe(const ct_tensor *t, const char *what) {
 /* Whether computing this context's tensors stays small enough for a fuzz iteration. */
 static bool small_enough(const ct_context *ctx) {
     for (ct_tensor *t = ct_context_first_tensor(ctx); t; t = ct_context_next_tensor(ctx, t)) {
-        if (ct_nbytes(t) > MAX_TENSOR_BYTES) return false;
+        if (ct_nbytes(t) > MAX_TENSOR_BYTES || ct_nelements(t) > MAX_TENSOR_ELEMENTS) return false;
         if (t->op == CT_OP_MUL_MAT && t->src[0]) {
             double work = (double)ct_nelements(t) * (double)t->src[0]->ne[0];
             if (work > MAX_MUL_MAT_WORK) return false;
