@@ -1,6 +1,6 @@
 /* GLU on F32 and F16 rows, threaded over rows. Each chunk of x and g is converted to
  * float, the sub-op's loop runs over it (the switch outside the element loop) and the
- * chunk is converted back. The arithmetic is ggml-cpu's (ops.cpp, vec.h): GEGLU and
+ * chunk is converted back; F32 SWIGLU's vector loop reads and writes the rows directly. The arithmetic is ggml-cpu's (ops.cpp, vec.h): GEGLU and
  * GEGLU_QUICK take f(x) from fp16 tables as ggml-cpu does, 65536 entries each filled
  * once with UNARY's helpers (ops/gelu.h; tanhf costs about 5 expf, so the table is what
  * keeps GEGLU near SWIGLU's speed): on F32, GEGLU gives 0 for x <= -10, x·g for x >= 10
@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 enum { CHUNK = 256 };
@@ -47,10 +48,11 @@ static float param_f32(const ct_tensor *t, int i) {
 }
 
 #ifdef CT_HAVE_VEXP
-/* x[i] = silu(x[i])·g[i], 8 at a time: sigmoid(x) = 1/(1 + e) for x >= 0 and e/(1 + e)
+/* y[i] = silu(x[i])·g[i], 8 at a time: sigmoid(x) = 1/(1 + e) for x >= 0 and e/(1 + e)
  * below, with e = exp(-|x|) <= 1, so the exponential never overflows. NaN stays NaN;
- * ±inf give what the scalar x/(1 + expf(-x)) gives (inf, NaN). */
-CT_VEXP_AVX2 static void swiglu_avx2(float *restrict x, const float *restrict g, int64_t n) {
+ * ±inf give what the scalar x/(1 + expf(-x)) gives (inf, NaN). y may be x or g (each
+ * element is read before it is written), so no restrict. */
+CT_VEXP_AVX2 static void swiglu_avx2(float *y, const float *x, const float *g, int64_t n) {
     const __m256 one = _mm256_set1_ps(1.0f), sign = _mm256_set1_ps(-0.0f);
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
@@ -58,13 +60,13 @@ CT_VEXP_AVX2 static void swiglu_avx2(float *restrict x, const float *restrict g,
         const __m256 e = ct_exp_neg_avx2(_mm256_or_ps(v, sign)); /* exp(-|v|) */
         const __m256 num = _mm256_blendv_ps(one, e, _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_LT_OQ));
         const __m256 sig = _mm256_div_ps(num, _mm256_add_ps(one, e));
-        _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_mul_ps(v, sig), _mm256_loadu_ps(g + i)));
+        _mm256_storeu_ps(y + i, _mm256_mul_ps(_mm256_mul_ps(v, sig), _mm256_loadu_ps(g + i)));
     }
-    for (; i < n; i++) x[i] = x[i] / (1.0f + expf(-x[i])) * g[i];
+    for (; i < n; i++) y[i] = x[i] / (1.0f + expf(-x[i])) * g[i];
 }
 
 /* The same 16 at a time (the same values: lane-wise the same operations). */
-CT_VEXP_AVX512 static void swiglu_avx512(float *restrict x, const float *restrict g, int64_t n) {
+CT_VEXP_AVX512 static void swiglu_avx512(float *y, const float *x, const float *g, int64_t n) {
     const __m512 one = _mm512_set1_ps(1.0f);
     int64_t i = 0;
     for (; i + 16 <= n; i += 16) {
@@ -73,11 +75,21 @@ CT_VEXP_AVX512 static void swiglu_avx512(float *restrict x, const float *restric
             _mm512_or_si512(_mm512_castps_si512(v), _mm512_set1_epi32((int)0x80000000u)))); /* exp(-|v|) */
         const __m512 num = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_LT_OQ), one, e);
         const __m512 sig = _mm512_div_ps(num, _mm512_add_ps(one, e));
-        _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_mul_ps(v, sig), _mm512_loadu_ps(g + i)));
+        _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(v, sig), _mm512_loadu_ps(g + i)));
     }
-    swiglu_avx2(x + i, g + i, n - i);
+    swiglu_avx2(y + i, x + i, g + i, n - i);
 }
 #endif
+
+typedef void (*swiglu_fn)(float *y, const float *x, const float *g, int64_t n);
+
+/* The vector SWIGLU this CPU runs, or NULL (the scalar loop then). */
+static swiglu_fn swiglu_vector(void) {
+#ifdef CT_HAVE_VEXP
+    if (ct_types_use_avx2()) return ct_cpu_has_avx512_vnni() ? swiglu_avx512 : swiglu_avx2;
+#endif
+    return NULL;
+}
 
 /* x[i] = f(x[i])·g[i] over n floats; f32: the sources are F32 (ggml-cpu's F32 paths). */
 static void apply(int32_t op, const ct_tensor *dst, bool f32, float *restrict x, const float *restrict g, int64_t n) {
@@ -93,16 +105,13 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *restrict x,
             for (int64_t i = 0; i < n; i++) x[i] = from_tab(gelu_tab, x[i]) * g[i];
         }
         break;
-    case CT_GLU_OP_SWIGLU:
-#ifdef CT_HAVE_VEXP
-        if (ct_types_use_avx2()) {
-            if (ct_cpu_has_avx512_vnni()) swiglu_avx512(x, g, n);
-            else swiglu_avx2(x, g, n);
-            break;
-        }
-#endif
-        for (int64_t i = 0; i < n; i++) x[i] = x[i] / (1.0f + expf(-x[i])) * g[i];
+    case CT_GLU_OP_SWIGLU: {
+        const swiglu_fn f = swiglu_vector();
+        if (f) f(x, x, g, n);
+        else
+            for (int64_t i = 0; i < n; i++) x[i] = x[i] / (1.0f + expf(-x[i])) * g[i];
         break;
+    }
     case CT_GLU_OP_SWIGLU_OAI: {
         const float alpha = param_f32(dst, 2), limit = param_f32(dst, 3);
         for (int64_t i = 0; i < n; i++) {
@@ -165,6 +174,8 @@ void ct_cpu_glu(const ct_cpu_params *params, ct_tensor *dst) {
     const size_t xo = b ? 0 : (size_t)(swapped ? nc : 0) * ts, go = b ? 0 : (size_t)(swapped ? 0 : nc) * ts;
     const int64_t nr = ct_nrows(dst), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
     const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
+    /* F32 SWIGLU's vector loop reads and writes the rows where they lie: no chunk copies */
+    const swiglu_fn direct = f32 && op == CT_GLU_OP_SWIGLU ? swiglu_vector() : NULL;
     float bx[CHUNK], bg[CHUNK];
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
@@ -174,6 +185,10 @@ void ct_cpu_glu(const ct_cpu_params *params, ct_tensor *dst) {
                                 (size_t)i3 * b->nb[3]
                           : ra + go;
         char *y = (char *)dst->data + (size_t)i1 * dst->nb[1] + (size_t)i2 * dst->nb[2] + (size_t)i3 * dst->nb[3];
+        if (direct && (((uintptr_t)x | (uintptr_t)g | (uintptr_t)y) & (sizeof(float) - 1)) == 0) {
+            direct((float *)(void *)y, (const float *)(const void *)x, (const float *)(const void *)g, nc);
+            continue;
+        }
         for (int64_t c0 = 0; c0 < nc; c0 += CHUNK) {
             const int64_t n = nc - c0 < CHUNK ? nc - c0 : CHUNK;
             load(x + (size_t)c0 * ts, f32, bx, n);

@@ -13,8 +13,8 @@
 
 /* Cephes' expf reduction and polynomial for W-bit vectors (256 or 512), one definition for
  * both widths so that they compute the same values: from x0 (clamped) and k = round(x0 /
- * ln 2), p = e^(x0 - k ln 2) and e = the bits of 2^k. */
-#define CT_EXP_CORE(W, x0, k, p, e)                                                                      \
+ * ln 2), p = e^(x0 - k ln 2); the caller scales p by 2^k. */
+#define CT_EXP_CORE(W, x0, k, p)                                                                         \
     do {                                                                                                 \
         __m##W x_ = _mm##W##_fnmadd_ps(k, _mm##W##_set1_ps(0.693359375f), x0);                           \
         x_ = _mm##W##_fnmadd_ps(k, _mm##W##_set1_ps(-2.12194440e-4f), x_);                               \
@@ -25,8 +25,6 @@
         p = _mm##W##_fmadd_ps(p, x_, _mm##W##_set1_ps(1.6666665459e-1f));                                \
         p = _mm##W##_fmadd_ps(p, x_, _mm##W##_set1_ps(5.0000001201e-1f));                                \
         p = _mm##W##_fmadd_ps(p, _mm##W##_mul_ps(x_, x_), _mm##W##_add_ps(x_, _mm##W##_set1_ps(1.0f)));  \
-        e = _mm##W##_add_epi32(_mm##W##_cvtps_epi32(k), _mm##W##_set1_epi32(127));                        \
-        e = _mm##W##_slli_epi32(e, 23);                                                                  \
     } while (0)
 
 /* exp(v) for v <= 0 (or NaN): Cephes' expf reduction and polynomial, 2^k through the
@@ -38,8 +36,9 @@ CT_VEXP_AVX2 static inline __m256 ct_exp_neg_avx2(__m256 v) {
     const __m256 k = _mm256_round_ps(_mm256_mul_ps(x0, _mm256_set1_ps(1.44269504088896341f)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 p;
-    __m256i e;
-    CT_EXP_CORE(256, x0, k, p, e);
+    CT_EXP_CORE(256, x0, k, p);
+    /* 2^k through its exponent bits (k >= -126 here: a normal float) */
+    const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(k), _mm256_set1_epi32(127)), 23);
     __m256 r = _mm256_mul_ps(p, _mm256_castsi256_ps(e));
     r = _mm256_andnot_ps(small, r);
     const __m256 nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
@@ -47,7 +46,8 @@ CT_VEXP_AVX2 static inline __m256 ct_exp_neg_avx2(__m256 v) {
 }
 
 /* The same exponential 16 lanes wide, for CPUs with AVX-512 (ct_cpu_has_avx512_vnni):
- * the same operations lane by lane, so the same values. */
+ * the same operations lane by lane, so the same values, but p times 2^k in one scalef
+ * (both round p * 2^k once, so the product is the same). */
 #define CT_VEXP_AVX512 __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512vnni")))
 
 CT_VEXP_AVX512 static inline __m512 ct_exp_neg_avx512(__m512 v) {
@@ -57,9 +57,8 @@ CT_VEXP_AVX512 static inline __m512 ct_exp_neg_avx512(__m512 v) {
     const __m512 k = _mm512_roundscale_ps(_mm512_mul_ps(x0, _mm512_set1_ps(1.44269504088896341f)),
                                           _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 p;
-    __m512i e;
-    CT_EXP_CORE(512, x0, k, p, e);
-    const __m512 r = _mm512_maskz_mul_ps((__mmask16)~small, p, _mm512_castsi512_ps(e));
+    CT_EXP_CORE(512, x0, k, p);
+    const __m512 r = _mm512_maskz_scalef_ps((__mmask16)~small, p, k);
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), r, v);
 }
 
