@@ -31,14 +31,14 @@ int main(int argc, char **argv) {
         for (int o = 0; o < 64; o++) {
             const ct_block_qy *y4[4] = {y, y + nb, y + 2 * nb, y + 3 * nb};
             for (int ny = 1; ny <= 4; ny++) {
-                f(nb, x + 3 * o, y4, ny, out);
+                f(nb, x + 3 * o, 0, 1, y4, ny, out);
                 for (int j = 0; j < ny; j++) { unsigned u; memcpy(&u, &out[j], 4); h = h * 31 + u; }
             }
         }
         printf("%-8s hash %08x\n", ct_type_name(types[ti]), h);
         for (int rep = 0; rep < 30; rep++) {
             const unsigned long long c0 = __rdtsc();
-            for (int it = 0; it < 200; it++) { f(nb, x, yy, 1, out); sink += out[0]; }
+            for (int it = 0; it < 200; it++) { f(nb, x, 0, 1, yy, 1, out); sink += out[0]; }
             const double c = (double)(__rdtsc() - c0) / (200.0 * k / 256.0);
             if (c < best) best = c;
         }

@@ -236,13 +236,9 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
                 for (int64_t ir0 = r0; ir0 < e0;) {
                     float v[CT_DOT_NX * CT_DOT_NY];
                     const char *x = xs[g0] + ir0 * a->nb[1] + xo;
-                    int nx = 1;
-                    if (to_float) {
-                        nx = e0 - ir0 < CT_DOT_NX ? (int)(e0 - ir0) : CT_DOT_NX;
-                        kern.dot_f(len, x, a->nb[1], nx, y, ny, v);
-                    } else {
-                        kern.dot_q(len / CT_QY_BLOCK, x, yq, ny, v);
-                    }
+                    const int nx = e0 - ir0 < CT_DOT_NX ? (int)(e0 - ir0) : CT_DOT_NX;
+                    if (to_float) kern.dot_f(len, x, a->nb[1], nx, y, ny, v);
+                    else kern.dot_q(len / CT_QY_BLOCK, x, a->nb[1], nx, yq, ny, v);
                     for (int r = 0; r < nx; r++, ir0++) {
                         float *o = acc + (ir0 - r0) * TILE1_MAX + g0;
                         for (int j = 0; j < ny; j++) o[j] = k0 == 0 ? v[r * ny + j] : o[j] + v[r * ny + j];

@@ -32,8 +32,12 @@ typedef struct ct_block_qy {
  * BF16); y[j]: k floats. Either may be unaligned. */
 #define CT_DOT_NX 8
 typedef void (*ct_dot_f_fn)(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out);
-/* x: one src0 row of nb * 32 elements; y[j]: nb converted src1 blocks. */
-typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out);
+/* Quantized src0 alike: nx = 1 to CT_DOT_NX rows x, x + bx, ... of nb * 32 elements each;
+ * y[j]: nb converted src1 blocks; out[r * ny + j] = dot(x_r, y[j]). The AVX-512 Q4_0 and
+ * Q8_0 kernels take two rows a pass (two weight streams, and each y load feeds both), the
+ * others one. */
+typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, size_t bx, int nx, const ct_block_qy *const *y, int ny,
+                            float *out);
 /* Converts nb * 32 contiguous floats into nb blocks. */
 typedef void (*ct_quantize_qy_fn)(const float *x, ct_block_qy *y, int64_t nb);
 

@@ -300,7 +300,7 @@ static void unpack_iq4_xs(const unsigned char *blk, int16_t *v, float *a, float 
  * through y's 32-value sum: the scales fold into v (<= 45), the mins into a second
  * integer dot with y. Element e: bits 2(e/32 % 4).. of qs[32(e/128) + e%32];
  * scale and min e/16. */
-static void dot_q2_K(int64_t nb, const void *vx, const ct_block_qy *const *y, int ny, float *out) {
+static void dot_q2_K_row(int64_t nb, const void *vx, const ct_block_qy *const *y, int ny, float *out) {
     const block_q2_K *x = vx;
     int16_t v[256];
     float acc[CT_DOT_NY] = {0};
@@ -348,10 +348,18 @@ static inline __attribute__((always_inline)) void dot_q_generic(int64_t nb, cons
     for (int j = 0; j < ny; j++) out[j] = acc[j];
 }
 
-#define DOT_Q(name, block, nsub)                                                                  \
-    static void dot_##name(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out) { \
-        dot_q_generic(nb, x, y, ny, out, unpack_##name, sizeof(block), nsub);                     \
+/* ct_dot_q_fn over nx rows, one at a time */
+#define DOT_Q_ROWS(name, row_fn)                                                                             \
+    static void dot_##name(int64_t nb, const void *x, size_t bx, int nx, const ct_block_qy *const *y, int ny, \
+                           float *out) {                                                                     \
+        for (int r = 0; r < nx; r++) row_fn(nb, (const unsigned char *)x + (size_t)r * bx, y, ny, out + r * ny); \
     }
+#define DOT_Q(name, block, nsub)                                                                           \
+    static void dot_##name##_row(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out) { \
+        dot_q_generic(nb, x, y, ny, out, unpack_##name, sizeof(block), nsub);                              \
+    }                                                                                                      \
+    DOT_Q_ROWS(name, dot_##name##_row)
+DOT_Q_ROWS(q2_K, dot_q2_K_row)
 DOT_Q(q4_0, block_q4_0, 1)
 DOT_Q(q4_1, block_q4_1, 1)
 DOT_Q(q5_0, block_q5_0, 1)

@@ -153,14 +153,18 @@ MULTI_F(dot_f16, F_F16)
 MULTI_F(dot_bf16, F_BF16)
 
 /* One entry point per kernel; the switch instantiates the NY variants. */
-#define MULTI(name, yt, body)                                                                          \
-    AVX2 static void name(int64_t n, const void *x, const yt *const *y, int ny, float *out) {         \
-        switch (ny) {                                                                                  \
-        case 1: body(n, x, y, 1, out); return;                                                         \
-        case 2: body(n, x, y, 2, out); return;                                                         \
-        case 3: body(n, x, y, 3, out); return;                                                         \
-        default: body(n, x, y, 4, out); return;                                                        \
-        }                                                                                              \
+#define MULTI(name, yt, body)                                                                                \
+    AVX2 static void name(int64_t n, const void *vx, size_t bx, int nx, const yt *const *y, int ny, float *out) { \
+        for (int r = 0; r < nx; r++) {                                                                       \
+            const unsigned char *x = (const unsigned char *)vx + (size_t)r * bx;                             \
+            float *o = out + r * ny;                                                                         \
+            switch (ny) {                                                                                    \
+            case 1: body(n, x, y, 1, o); break;                                                              \
+            case 2: body(n, x, y, 2, o); break;                                                              \
+            case 3: body(n, x, y, 3, o); break;                                                              \
+            default: body(n, x, y, 4, o); break;                                                             \
+            }                                                                                                \
+        }                                                                                                    \
     }
 
 

@@ -171,54 +171,72 @@ static inline ct_fp16 block_d(const unsigned char *xb) {
     return h;
 }
 
-AVX512 static ALWAYS_INLINE void dot_s8_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
-                                          float *out, int q4) {
+/* NX (1 or 2) rows at x, x + bx against NY y rows: each row's arithmetic is the one-row
+ * kernel's (the y blocks and their scales are loaded once for both rows). */
+AVX512 static ALWAYS_INLINE void dot_s8_n(int64_t nb, const void *vx, size_t bx, const int NX,
+                                          const ct_block_qy *const *y, const int NY, float *out, int q4) {
     const size_t bs = q4 ? sizeof(block_q4_0) : sizeof(block_q8_0);
-    const unsigned char *xb = vx;
+    const unsigned char *xr[2] = {vx, (const unsigned char *)vx + bx};
     const __m512i fold = _mm512_setr_epi32(0, 2, 0, 2, 0, 2, 0, 2, 1, 3, 1, 3, 1, 3, 1, 3);
     const __m512i zero = _mm512_setzero_si512();
-    __m512 acc[CT_DOT_NY];
-    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm512_setzero_ps();
+    __m512 acc[2][CT_DOT_NY];
+    for (int r = 0; r < NX; r++) UNROLL_NY for (int j = 0; j < NY; j++) acc[r][j] = _mm512_setzero_ps();
     int64_t i = 0;
     for (; i + 4 <= nb; i += 4) {
-        const unsigned char *b = xb + (size_t)i * bs;
-        _mm_prefetch((const char *)b + PREFETCH_AHEAD, _MM_HINT_T0);
-        _mm_prefetch((const char *)b + PREFETCH_AHEAD + 64, _MM_HINT_T0);
-        const __m512i v01 = values_pair(b, bs, q4), v23 = values_pair(b + 2 * bs, bs, q4);
-        const __m512i a01 = _mm512_abs_epi8(v01), a23 = _mm512_abs_epi8(v23);
-        const __mmask64 n01 = _mm512_movepi8_mask(v01), n23 = _mm512_movepi8_mask(v23);
-        const uint64_t h = (uint64_t)block_d(b) | (uint64_t)block_d(b + bs) << 16 | (uint64_t)block_d(b + 2 * bs) << 32 |
-                           (uint64_t)block_d(b + 3 * bs) << 48;
-        const __m128 xd = _mm_cvtph_ps(_mm_cvtsi64_si128((long long)h));
+        __m512i a01[2], a23[2];
+        __mmask64 n01[2], n23[2];
+        __m128 xd[2];
+        for (int r = 0; r < NX; r++) {
+            const unsigned char *b = xr[r] + (size_t)i * bs;
+            _mm_prefetch((const char *)b + PREFETCH_AHEAD, _MM_HINT_T0);
+            _mm_prefetch((const char *)b + PREFETCH_AHEAD + 64, _MM_HINT_T0);
+            const __m512i v01 = values_pair(b, bs, q4), v23 = values_pair(b + 2 * bs, bs, q4);
+            a01[r] = _mm512_abs_epi8(v01), a23[r] = _mm512_abs_epi8(v23);
+            n01[r] = _mm512_movepi8_mask(v01), n23[r] = _mm512_movepi8_mask(v23);
+            const uint64_t h = (uint64_t)block_d(b) | (uint64_t)block_d(b + bs) << 16 |
+                               (uint64_t)block_d(b + 2 * bs) << 32 | (uint64_t)block_d(b + 3 * bs) << 48;
+            xd[r] = _mm_cvtph_ps(_mm_cvtsi64_si128((long long)h));
+        }
         UNROLL_NY for (int j = 0; j < NY; j++) {
             const ct_block_qy *yi = y[j] + i;
             const __m512i y01 = qy_pair(yi), y23 = qy_pair(yi + 2);
-            const __m512i p01 = _mm512_dpbusd_epi32(zero, a01, _mm512_mask_sub_epi8(y01, n01, zero, y01));
-            const __m512i p23 = _mm512_dpbusd_epi32(zero, a23, _mm512_mask_sub_epi8(y23, n23, zero, y23));
-            const __m512i p = _mm512_add_epi32(_mm512_unpacklo_epi32(p01, p23), _mm512_unpackhi_epi32(p01, p23));
-            const __m128 dd = _mm_mul_ps(xd, _mm_setr_ps(yi[0].d, yi[1].d, yi[2].d, yi[3].d));
-            const __m512 sc = _mm512_permutexvar_ps(fold, _mm512_castps128_ps512(dd));
-            acc[j] = _mm512_fmadd_ps(sc, _mm512_cvtepi32_ps(p), acc[j]);
+            const __m128 yd = _mm_setr_ps(yi[0].d, yi[1].d, yi[2].d, yi[3].d);
+            for (int r = 0; r < NX; r++) {
+                const __m512i p01 = _mm512_dpbusd_epi32(zero, a01[r], _mm512_mask_sub_epi8(y01, n01[r], zero, y01));
+                const __m512i p23 = _mm512_dpbusd_epi32(zero, a23[r], _mm512_mask_sub_epi8(y23, n23[r], zero, y23));
+                const __m512i p = _mm512_add_epi32(_mm512_unpacklo_epi32(p01, p23), _mm512_unpackhi_epi32(p01, p23));
+                const __m512 sc = _mm512_permutexvar_ps(fold, _mm512_castps128_ps512(_mm_mul_ps(xd[r], yd)));
+                acc[r][j] = _mm512_fmadd_ps(sc, _mm512_cvtepi32_ps(p), acc[r][j]);
+            }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) {
-        float tail = 0.0f;
-        for (int64_t t = i; t < nb; t++) {
-            const unsigned char *b = xb + (size_t)t * bs;
-            tail += ct_fp16_to_fp32_inline(block_d(b)) * y[j][t].d * (float)block_dot(b, y[j] + t, q4);
+    for (int r = 0; r < NX; r++) {
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            float tail = 0.0f;
+            for (int64_t t = i; t < nb; t++) {
+                const unsigned char *b = xr[r] + (size_t)t * bs;
+                tail += ct_fp16_to_fp32_inline(block_d(b)) * y[j][t].d * (float)block_dot(b, y[j] + t, q4);
+            }
+            out[r * NY + j] = _mm512_reduce_add_ps(acc[r][j]) + tail;
         }
-        out[j] = _mm512_reduce_add_ps(acc[j]) + tail;
     }
 }
 
-#define MULTI_Q(name, q4)                                                                          \
-    AVX512 static void name(int64_t nb, const void *x, const ct_block_qy *const *y, int ny, float *out) { \
-        switch (ny) {                                                                              \
-        case 1: dot_s8_n(nb, x, y, 1, out, q4); return;                                            \
-        case 2: dot_s8_n(nb, x, y, 2, out, q4); return;                                            \
-        case 3: dot_s8_n(nb, x, y, 3, out, q4); return;                                            \
-        default: dot_s8_n(nb, x, y, 4, out, q4); return;                                           \
-        }                                                                                          \
+/* Rows in pairs, the last one alone where nx is odd. */
+#define MULTI_Q(name, q4)                                                                                     \
+    AVX512 static void name(int64_t nb, const void *x, size_t bx, int nx, const ct_block_qy *const *y, int ny, \
+                            float *out) {                                                                     \
+        for (int r = 0; r < nx; r += 2) {                                                                     \
+            const unsigned char *xr = (const unsigned char *)x + (size_t)r * bx;                              \
+            float *o = out + r * ny;                                                                          \
+            const int two = nx - r >= 2;                                                                      \
+            switch (ny) {                                                                                     \
+            case 1: two ? dot_s8_n(nb, xr, bx, 2, y, 1, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 1, o, q4); break; \
+            case 2: two ? dot_s8_n(nb, xr, bx, 2, y, 2, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 2, o, q4); break; \
+            case 3: two ? dot_s8_n(nb, xr, bx, 2, y, 3, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 3, o, q4); break; \
+            default: two ? dot_s8_n(nb, xr, bx, 2, y, 4, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 4, o, q4); break; \
+            }                                                                                                 \
+        }                                                                                                     \
     }
 MULTI_Q(dot_q8_0, 0)
 MULTI_Q(dot_q4_0, 1)
