@@ -505,8 +505,13 @@ static void describe(const ct_tensor *t, const char *what) {
 static bool small_enough(const ct_context *ctx) {
     for (ct_tensor *t = ct_context_first_tensor(ctx); t; t = ct_context_next_tensor(ctx, t)) {
         if (ct_nbytes(t) > MAX_TENSOR_BYTES || ct_nelements(t) > MAX_TENSOR_ELEMENTS) return false;
-        if (t->op == CT_OP_MUL_MAT && t->src[0]) {
+        /* products whose work is not bounded by their tensors' sizes */
+        if ((t->op == CT_OP_MUL_MAT || t->op == CT_OP_MUL_MAT_ID) && t->src[0]) {
             double work = (double)ct_nelements(t) * (double)t->src[0]->ne[0];
+            if (work > MAX_MUL_MAT_WORK) return false;
+        }
+        if (t->op == CT_OP_FLASH_ATTN_EXT && t->src[0] && t->src[1]) { /* every query row against every key row */
+            double work = (double)ct_nelements(t->src[0]) * (double)ct_nrows(t->src[1]);
             if (work > MAX_MUL_MAT_WORK) return false;
         }
     }
