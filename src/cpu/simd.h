@@ -34,8 +34,7 @@ typedef struct ct_block_qy {
 typedef void (*ct_dot_f_fn)(int64_t k, const void *x, size_t bx, int nx, const void *const *y, int ny, float *out);
 /* Quantized src0 alike: nx = 1 to CT_DOT_NX rows x, x + bx, ... of nb * 32 elements each;
  * y[j]: nb converted src1 blocks; out[r * ny + j] = dot(x_r, y[j]). The AVX-512 Q4_0 and
- * Q8_0 kernels take two rows a pass (two weight streams, and each y load feeds both), the
- * others one. */
+ * Q8_0 kernels take two rows a pass where ny >= 2 (each y load feeds both), the others one. */
 typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, size_t bx, int nx, const ct_block_qy *const *y, int ny,
                             float *out);
 /* Converts nb * 32 contiguous floats into nb blocks. */

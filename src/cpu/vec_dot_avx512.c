@@ -176,7 +176,8 @@ static inline ct_fp16 block_d(const unsigned char *xb) {
 AVX512 static ALWAYS_INLINE void dot_s8_n(int64_t nb, const void *vx, size_t bx, const int NX,
                                           const ct_block_qy *const *y, const int NY, float *out, int q4) {
     const size_t bs = q4 ? sizeof(block_q4_0) : sizeof(block_q8_0);
-    const unsigned char *xr[2] = {vx, (const unsigned char *)vx + bx};
+    const unsigned char *xr[2] = {vx, vx};
+    if (NX > 1) xr[1] += bx;
     const __m512i fold = _mm512_setr_epi32(0, 2, 0, 2, 0, 2, 0, 2, 1, 3, 1, 3, 1, 3, 1, 3);
     const __m512i zero = _mm512_setzero_si512();
     __m512 acc[2][CT_DOT_NY];
@@ -222,16 +223,18 @@ AVX512 static ALWAYS_INLINE void dot_s8_n(int64_t nb, const void *vx, size_t bx,
     }
 }
 
-/* Rows in pairs, the last one alone where nx is odd. */
+/* Rows in pairs for two or more y rows, the last one alone where nx is odd; one at a time
+ * for one y row (no y loads to share: pairs measured no faster there). */
 #define MULTI_Q(name, q4)                                                                                     \
     AVX512 static void name(int64_t nb, const void *x, size_t bx, int nx, const ct_block_qy *const *y, int ny, \
                             float *out) {                                                                     \
-        for (int r = 0; r < nx; r += 2) {                                                                     \
+        for (int r = 0; r < nx;) {                                                                            \
             const unsigned char *xr = (const unsigned char *)x + (size_t)r * bx;                              \
             float *o = out + r * ny;                                                                          \
-            const int two = nx - r >= 2;                                                                      \
+            const int two = ny > 1 && nx - r >= 2;                                                            \
+            r += two ? 2 : 1;                                                                                 \
             switch (ny) {                                                                                     \
-            case 1: two ? dot_s8_n(nb, xr, bx, 2, y, 1, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 1, o, q4); break; \
+            case 1: dot_s8_n(nb, xr, bx, 1, y, 1, o, q4); break;                                              \
             case 2: two ? dot_s8_n(nb, xr, bx, 2, y, 2, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 2, o, q4); break; \
             case 3: two ? dot_s8_n(nb, xr, bx, 2, y, 3, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 3, o, q4); break; \
             default: two ? dot_s8_n(nb, xr, bx, 2, y, 4, o, q4) : dot_s8_n(nb, xr, bx, 1, y, 4, o, q4); break; \
