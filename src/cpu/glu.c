@@ -1,6 +1,7 @@
 /* GLU on F32 and F16 rows, threaded over rows. Each chunk of x and g is converted to
  * float, the sub-op's loop runs over it (the switch outside the element loop) and the
- * chunk is converted back; F32 SWIGLU's vector loop reads and writes the rows directly. The arithmetic is ggml-cpu's (ops.cpp, vec.h): GEGLU and
+ * chunk is converted back; F32 SWIGLU's vector loop reads and writes the rows directly.
+ * The arithmetic is ggml-cpu's (ops.cpp, vec.h): GEGLU and
  * GEGLU_QUICK take f(x) from fp16 tables as ggml-cpu does, 65536 entries each filled
  * once with UNARY's helpers (ops/gelu.h; tanhf costs about 5 expf, so the table is what
  * keeps GEGLU near SWIGLU's speed): on F32, GEGLU gives 0 for x <= -10, x·g for x >= 10
