@@ -294,6 +294,27 @@ static bool bytes_overlap(const ct_tensor *a, const ct_tensor *b) {
     return pa < pb + ct_nbytes(b) && pb < pa + ct_nbytes(a);
 }
 
+/* Same type, src rows packed but apart (a strided view), into a contiguous dst that does not
+ * overlap it: a memcpy a row, the rows split over the threads, no walk. */
+static void copy_packed_rows(const ct_cpu_params *params, const ct_tensor *src, ct_tensor *dst) {
+    const int64_t ne1 = src->ne[1], ne2 = src->ne[2], nr = ct_nrows(src);
+    const size_t row = (size_t)src->ne[0] * ct_type_size(src->type);
+    const int64_t per = nr / params->nth, rem = nr % params->nth;
+    const int64_t r0 = params->ith * per + (params->ith < rem ? params->ith : rem);
+    const int64_t r1 = r0 + per + (params->ith < rem ? 1 : 0);
+    if (r0 >= r1) return;
+    int64_t i1 = r0 % ne1, i2 = (r0 / ne1) % ne2, i3 = r0 / (ne1 * ne2);
+    char *d = (char *)dst->data + (size_t)r0 * row;
+    for (int64_t r = r0; r < r1; r++, d += row) {
+        memcpy(d, (const char *)src->data + (size_t)i1 * src->nb[1] + (size_t)i2 * src->nb[2] + (size_t)i3 * src->nb[3],
+               row);
+        if (++i1 == ne1) {
+            i1 = 0;
+            if (++i2 == ne2) i2 = 0, i3++;
+        }
+    }
+}
+
 /* Contiguous src and dst of different types, dst past the caches: each thread converts whole
  * steps of CT_CPU_STREAM_FLOATS elements (a multiple of every block size, so step boundaries are
  * block boundaries on both sides) through an L1 buffer and streams them out (stream.h), so the
@@ -361,6 +382,11 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
     }
     if (is_transpose(src, dst)) {
         copy_transposed(params, src, dst);
+        return;
+    }
+    if (st == dt && src->nb[0] == ct_type_size(st) && ct_type_block_size(st) == 1 && ct_is_contiguous(dst) &&
+        !bytes_overlap(src, dst)) {
+        copy_packed_rows(params, src, dst);
         return;
     }
     if (ct_is_contiguous(src) && ct_is_contiguous(dst) && ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES &&
