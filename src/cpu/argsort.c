@@ -88,9 +88,8 @@ void ct_cpu_argsort(const ct_cpu_params *params, ct_tensor *dst) {
     const bool desc = dst->op == CT_OP_TOP_K || dst->op_params[0] == CT_SORT_ORDER_DESC;
     const bool list = dst->op == CT_OP_TOP_K && k <= TOPK_LIST;
     uint64_t *k0 = (uint64_t *)(void *)((char *)params->wdata + per_thread(dst) * (size_t)params->ith), *k1 = k0 + n;
-    const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem);
-    const int64_t r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i01 = r % ne01, i02 = (r / ne01) % ne02, i03 = r / (ne01 * ne02);
         const char *src = (const char *)a->data + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2] + (size_t)i03 * a->nb[3];

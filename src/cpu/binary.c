@@ -165,9 +165,8 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
                         ((uintptr_t)dst->data | dst->nb[1] | dst->nb[2] | dst->nb[3]) % 16 == 0 &&
                         ct_cpu_stream_ok(dst->data);
 
-    const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem);
-    const int64_t r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     /* dst's row (i1, i2, i3) and src1's (j1, j2, j3), stepped without divisions (src1's dims
      * divide dst's, so j wraps whenever i does) */
     int64_t i1 = 0, i2 = 0, i3 = 0;

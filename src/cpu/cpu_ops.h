@@ -23,6 +23,14 @@ typedef struct ct_cpu_params {
     ct_cpu_threadpool *pool;   /* for ct_cpu_barrier */
 } ct_cpu_params;
 
+/* This thread's share [*start, *end) of n items split evenly over the node's threads (the
+ * first n % nth threads take one more). */
+static inline void ct_cpu_split(int64_t n, const ct_cpu_params *params, int64_t *start, int64_t *end) {
+    const int64_t per = n / params->nth, rem = n % params->nth, ith = params->ith;
+    *start = ith * per + (ith < rem ? ith : rem);
+    *end = *start + per + (ith < rem ? 1 : 0);
+}
+
 /* Waits until every thread of the node has reached the barrier. */
 void ct_cpu_barrier(const ct_cpu_params *params);
 /* Records an error for the node (the first one wins); the node's result is then

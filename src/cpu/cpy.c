@@ -254,9 +254,8 @@ static void copy_transposed(const ct_cpu_params *params, const ct_tensor *src, c
     const size_t ts = ct_type_size(src->type), nb0 = src->nb[0], nb1 = dst->nb[1];
     const int64_t row_groups = (ne1 + GROUP - 1) / GROUP;
     const int64_t units = row_groups * ne2 * src->ne[3];
-    const int64_t per = units / params->nth, rem = units % params->nth;
-    const int64_t u0 = params->ith * per + (params->ith < rem ? params->ith : rem);
-    const int64_t u1 = u0 + per + (params->ith < rem ? 1 : 0);
+    int64_t u0, u1;
+    ct_cpu_split(units, params, &u0, &u1);
 #ifdef HAVE_AVX2_TRANSPOSE
     /* the float loads need 4-byte alignment of every element; streaming needs 32-byte rows */
     const bool avx2 = ts == 4 && ct_types_use_avx2() && ((uintptr_t)src->data | nb0 | src->nb[2] | src->nb[3]) % 4 == 0;
@@ -299,9 +298,8 @@ static bool bytes_overlap(const ct_tensor *a, const ct_tensor *b) {
 static void copy_packed_rows(const ct_cpu_params *params, const ct_tensor *src, ct_tensor *dst) {
     const int64_t ne1 = src->ne[1], ne2 = src->ne[2], nr = ct_nrows(src);
     const size_t row = (size_t)src->ne[0] * ct_type_size(src->type);
-    const int64_t per = nr / params->nth, rem = nr % params->nth;
-    const int64_t r0 = params->ith * per + (params->ith < rem ? params->ith : rem);
-    const int64_t r1 = r0 + per + (params->ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(nr, params, &r0, &r1);
     if (r0 >= r1) return;
     int64_t i1 = r0 % ne1, i2 = (r0 / ne1) % ne2, i3 = r0 / (ne1 * ne2);
     char *d = (char *)dst->data + (size_t)r0 * row;
@@ -323,9 +321,8 @@ static void convert_packed_streamed(const ct_cpu_params *params, const ct_tensor
     enum { STEP = CT_CPU_STREAM_FLOATS };
     const ct_type st = src->type, dt = dst->type;
     const int64_t n_el = ct_nelements(dst), steps = (n_el + STEP - 1) / STEP;
-    const int64_t per = steps / params->nth, rem = steps % params->nth;
-    const int64_t k0 = params->ith * per + (params->ith < rem ? params->ith : rem);
-    const int64_t k1 = k0 + per + (params->ith < rem ? 1 : 0);
+    int64_t k0, k1;
+    ct_cpu_split(steps, params, &k0, &k1);
     const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
     const size_t tss = ct_type_size(st), tsd = ct_type_size(dt);
     const ct_dequantize_fn deq = ct_get_dequantize_fn(st);
@@ -364,11 +361,10 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
         /* Split the bytes at dst's 64-byte line boundaries, so no two threads write parts of one
          * line; outputs past the caches are streamed (stream.h). */
         const size_t off = (uintptr_t)dst->data % 64, lines = (off + bytes + 63) / 64;
-        const size_t per = lines / (size_t)params->nth, rem = lines % (size_t)params->nth;
-        const size_t ith = (size_t)params->ith;
-        const size_t l0 = ith * per + (ith < rem ? ith : rem), l1 = l0 + per + (ith < rem ? 1 : 0);
-        const size_t b0 = l0 == 0 ? 0 : l0 * 64 - off;
-        const size_t b1 = l1 * 64 - off < bytes ? l1 * 64 - off : bytes;
+        int64_t l0, l1;
+        ct_cpu_split((int64_t)lines, params, &l0, &l1);
+        const size_t b0 = l0 == 0 ? 0 : (size_t)l0 * 64 - off;
+        const size_t b1 = (size_t)l1 * 64 - off < bytes ? (size_t)l1 * 64 - off : bytes;
         if (b1 <= b0) return;
         char *d = (char *)dst->data + b0;
         const char *s = (const char *)src->data + b0;
@@ -400,9 +396,8 @@ void ct_cpu_cpy(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t bs = ct_type_block_size(st), bd = ct_type_block_size(dt);
     const int64_t q = bs > bd ? bs : bd;
     const int64_t units = n_el / q;
-    const int64_t per = units / params->nth, rem = units % params->nth;
-    const int64_t u0 = params->ith * per + (params->ith < rem ? params->ith : rem);
-    const int64_t u1 = u0 + per + (params->ith < rem ? 1 : 0);
+    int64_t u0, u1;
+    ct_cpu_split(units, params, &u0, &u1);
     if (u0 >= u1) return;
     const int64_t e1 = u1 * q;
 

@@ -122,9 +122,8 @@ void ct_cpu_get_rows(const ct_cpu_params *params, ct_tensor *dst) {
 
     /* Dst rows split evenly; each is written by one thread. */
     const int64_t nr = ne10 * ne11 * ne12;
-    const int64_t per = nr / params->nth, rem = nr % params->nth;
-    const int64_t r0 = params->ith * per + (params->ith < rem ? params->ith : rem);
-    const int64_t r1 = r0 + per + (params->ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(nr, params, &r0, &r1);
     if (r0 >= r1) return;
 
     /* packed rows of block types, and of F32/F16/BF16 into a destination past the caches, go

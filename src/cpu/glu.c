@@ -173,8 +173,8 @@ void ct_cpu_glu(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t nc = dst->ne[0], ne1 = dst->ne[1], ne2 = dst->ne[2];
     /* the fused form's halves: x at element xo, g at go of a's row (packed rows: nb[0] = ts) */
     const size_t xo = b ? 0 : (size_t)(swapped ? nc : 0) * ts, go = b ? 0 : (size_t)(swapped ? 0 : nc) * ts;
-    const int64_t nr = ct_nrows(dst), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(ct_nrows(dst), params, &r0, &r1);
     /* F32 SWIGLU's vector loop reads and writes the rows where they lie: no chunk copies */
     const swiglu_fn direct = f32 && op == CT_GLU_OP_SWIGLU ? swiglu_vector() : NULL;
     float bx[CHUNK], bg[CHUNK];

@@ -135,12 +135,6 @@ static void row_shift_scale(const char *x, size_t sx, float c, float scale, char
     else shift_scale(x, sx, c, scale, y, sy, n);
 }
 
-static void split(int64_t n, const ct_cpu_params *params, int64_t *start, int64_t *end) {
-    const int64_t per = n / params->nth, rem = n % params->nth, ith = params->ith;
-    *start = ith * per + (ith < rem ? ith : rem);
-    *end = *start + per + (ith < rem ? 1 : 0);
-}
-
 static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_tensor *a = dst->src[0];
     const int64_t ne00 = a->ne[0], ne01 = a->ne[1], ne02 = a->ne[2], ne03 = a->ne[3];
@@ -151,7 +145,7 @@ static void group_norm(const ct_cpu_params *params, ct_tensor *dst) {
     const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
     /* Work items are (i03, group) pairs, so batches spread over threads too. */
     int64_t w0, w1;
-    split(ne03 * n_groups, params, &w0, &w1);
+    ct_cpu_split(ne03 * n_groups, params, &w0, &w1);
     for (int64_t w = w0; w < w1; w++) {
         const int64_t i03 = w / n_groups, g = w % n_groups;
         const int64_t c0 = g * per_group;
@@ -195,7 +189,7 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
     const ct_op op = dst->op;
 
     int64_t r0, r1;
-    split(ct_nrows(a), params, &r0, &r1);
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
     const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
     for (int64_t r = r0; r < r1; r++) {

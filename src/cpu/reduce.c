@@ -91,9 +91,8 @@ void ct_cpu_reduce(const ct_cpu_params *params, ct_tensor *dst) {
     /* an empty source adds nothing and CUMSUM writes nothing (its other dims are unbounded:
      * ne0 = 0 with ne1 = 2^63 - 1); ARGMAX writes one index a row, into its dst */
     const int64_t nr = !ct_is_empty(a) || dst->op == CT_OP_ARGMAX ? ct_nrows(a) : 0;
-    const int64_t per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem);
-    const int64_t r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(nr, params, &r0, &r1);
     double total = 0.0;
     int64_t i01 = ne01 ? r0 % ne01 : 0, i02 = ne01 && ne02 ? (r0 / ne01) % ne02 : 0;
     int64_t i03 = r0 < r1 ? r0 / (ne01 * ne02) : 0; /* ne01 * ne02 fits: a has rows here */
@@ -119,9 +118,9 @@ void ct_cpu_reduce(const ct_cpu_params *params, ct_tensor *dst) {
     }
     if (dst->op != CT_OP_SUM) return;
     double *part = params->wdata;
-    part[ith] = total;
+    part[params->ith] = total;
     ct_cpu_barrier(params);
-    if (ith == 0) {
+    if (params->ith == 0) {
         double s = 0.0;
         for (int t = 0; t < params->nth; t++) s += part[t];
         const float v = (float)s;

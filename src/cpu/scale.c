@@ -41,8 +41,8 @@ void ct_cpu_scale(const ct_cpu_params *params, ct_tensor *dst) {
 #ifdef CT_SCALE_AVX2
     if (ct_types_use_avx2()) row = scale_row_avx2;
 #endif
-    const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i01 = r % ne01, i02 = (r / ne01) % ne02, i03 = r / (ne01 * ne02);
         const char *x = (const char *)a->data + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2] + (size_t)i03 * a->nb[3];

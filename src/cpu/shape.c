@@ -9,13 +9,6 @@
 
 bool ct_cpu_shape_supported(const ct_tensor *op) { return ct_shape_node_valid(op); }
 
-/* This thread's share [*r0, *r1) of n items. */
-static void share(const ct_cpu_params *params, int64_t n, int64_t *r0, int64_t *r1) {
-    const int64_t per = n / params->nth, rem = n % params->nth, ith = params->ith;
-    *r0 = ith * per + (ith < rem ? ith : rem);
-    *r1 = *r0 + per + (ith < rem ? 1 : 0);
-}
-
 static const char *row_of(const ct_tensor *t, int64_t i1, int64_t i2, int64_t i3) {
     return (const char *)t->data + (size_t)i1 * t->nb[1] + (size_t)i2 * t->nb[2] + (size_t)i3 * t->nb[3];
 }
@@ -34,7 +27,7 @@ static void repeat(const ct_cpu_params *params, ct_tensor *dst) {
     const size_t es = ct_type_size(a->type);
     const int64_t ne1 = dst->ne[1], ne2 = dst->ne[2], ne00 = a->ne[0], nr0 = dst->ne[0] / ne00;
     int64_t r0, r1;
-    share(params, ct_nrows(dst), &r0, &r1);
+    ct_cpu_split(ct_nrows(dst), params, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
         char *y = (char *)row_of(dst, i1, i2, i3);
@@ -51,7 +44,7 @@ static void concat(const ct_cpu_params *params, ct_tensor *dst) {
     const size_t es = ct_type_size(dst->type);
     const int64_t ne1 = dst->ne[1], ne2 = dst->ne[2], na0 = a->ne[0] / bs, nb0 = b->ne[0] / bs;
     int64_t r0, r1;
-    share(params, ct_nrows(dst), &r0, &r1);
+    ct_cpu_split(ct_nrows(dst), params, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         int64_t j[4] = {0, r % ne1, (r / ne1) % ne2, r / (ne1 * ne2)};
         char *y = (char *)row_of(dst, j[1], j[2], j[3]);
@@ -77,7 +70,7 @@ static void pad(const ct_cpu_params *params, ct_tensor *dst) {
     const bool circular = p[8] != 0;
     const int64_t ne0 = dst->ne[0], ne1 = dst->ne[1], ne2 = dst->ne[2];
     int64_t r0, r1;
-    share(params, ct_nrows(dst), &r0, &r1);
+    ct_cpu_split(ct_nrows(dst), params, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne1, i2 = (r / ne1) % ne2, i3 = r / (ne1 * ne2);
         float *y = (float *)row_of(dst, i1, i2, i3);
@@ -104,7 +97,7 @@ static void arange(const ct_cpu_params *params, ct_tensor *dst) {
     memcpy(&start, &dst->op_params[0], sizeof start);
     memcpy(&step, &dst->op_params[2], sizeof step);
     int64_t i0, i1;
-    share(params, dst->ne[0], &i0, &i1);
+    ct_cpu_split(dst->ne[0], params, &i0, &i1);
     float *y = dst->data;
     for (int64_t i = i0; i < i1; i++) y[i] = start + step * (float)i;
 }
@@ -115,7 +108,7 @@ static void acc(const ct_cpu_params *params, ct_tensor *dst) {
     if (dst->data != a->data) { /* both contiguous: the copy in byte slices, then the window */
         const size_t n = ct_nbytes(a);
         int64_t b0, b1;
-        share(params, (int64_t)(n / 64 + 1), &b0, &b1);
+        ct_cpu_split((int64_t)(n / 64 + 1), params, &b0, &b1);
         const size_t s0 = (size_t)b0 * 64, s1 = (size_t)b1 * 64 < n ? (size_t)b1 * 64 : n;
         if (s0 < s1) memcpy((char *)dst->data + s0, (const char *)a->data + s0, s1 - s0);
         ct_cpu_barrier(params);
@@ -123,7 +116,7 @@ static void acc(const ct_cpu_params *params, ct_tensor *dst) {
     const int64_t ne11 = b->ne[1], ne12 = b->ne[2];
     int64_t r0, r1;
     /* an empty b adds nothing (its other dims are not bounded by its size: ne0 = 0, ne3 = 2^40) */
-    share(params, ct_is_empty(b) ? 0 : ct_nrows(b), &r0, &r1);
+    ct_cpu_split(ct_is_empty(b) ? 0 : ct_nrows(b), params, &r0, &r1);
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i1 = r % ne11, i2 = (r / ne11) % ne12, i3 = r / (ne11 * ne12);
         const size_t off = (size_t)p[3] + (size_t)i1 * (size_t)p[0] + (size_t)i2 * (size_t)p[1] + (size_t)i3 * (size_t)p[2];

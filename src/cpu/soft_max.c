@@ -142,12 +142,6 @@ AVX2 static void pass_scale_avx2(float *y, float s, int64_t n) {
 }
 #endif
 
-static void split(int64_t n, const ct_cpu_params *params, int64_t *start, int64_t *end) {
-    const int64_t per = n / params->nth, rem = n % params->nth, ith = params->ith;
-    *start = ith * per + (ith < rem ? ith : rem);
-    *end = *start + per + (ith < rem ? 1 : 0);
-}
-
 void ct_cpu_soft_max(const ct_cpu_params *params, ct_tensor *dst) {
     if (ct_is_empty(dst)) return;
     const ct_tensor *a = dst->src[0], *mask = dst->src[1], *sinks = dst->src[2];
@@ -162,7 +156,7 @@ void ct_cpu_soft_max(const ct_cpu_params *params, ct_tensor *dst) {
 #endif
 
     int64_t r0, r1;
-    split(ct_nrows(a), params, &r0, &r1);
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
     float slope = alibi_slope(max_bias, ne02, i02);
     float sink = sinks ? ld((const char *)sinks->data + (size_t)i02 * sinks->nb[0]) : 0.0f;

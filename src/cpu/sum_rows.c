@@ -76,9 +76,8 @@ void ct_cpu_sum_rows(const ct_cpu_params *params, ct_tensor *dst) {
     double (*const sum)(const float *, int64_t) = sum_packed;
 #endif
 
-    const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem);
-    const int64_t r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
     for (int64_t r = r0; r < r1; r++) {
         const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;

@@ -97,8 +97,8 @@ void ct_cpu_map_rows(const ct_cpu_params *params, ct_tensor *dst, ct_cpu_rows_fn
     const ct_tensor *a = dst->src[0];
     const int64_t ne00 = a->ne[0], ne01 = a->ne[1], ne02 = a->ne[2];
     const bool f32 = a->type == CT_TYPE_F32;
-    const int64_t nr = ct_nrows(a), per = nr / params->nth, rem = nr % params->nth, ith = params->ith;
-    const int64_t r0 = ith * per + (ith < rem ? ith : rem), r1 = r0 + per + (ith < rem ? 1 : 0);
+    int64_t r0, r1;
+    ct_cpu_split(ct_nrows(a), params, &r0, &r1);
     float buf[CHUNK];
     for (int64_t r = r0; r < r1; r++) {
         const int64_t i01 = r % ne01, i02 = (r / ne01) % ne02, i03 = r / (ne01 * ne02);
