@@ -515,6 +515,9 @@ void cto_cases_test(cto_case_list *l) {
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 83, 2, 64, 8, 1, 4, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 64, 45, 128, 8, 1, 4, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 45, 64, 8, 1, 4, 1, NULL, false);
+    /* tiles over an odd k: src1's 16-bit copy for the tensor cores is padded to whole groups of 8 */
+    add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 83, 16, 67, 2, 1, 1, 1, NULL, false);
+    add_mul_mat(l, CT_TYPE_BF16, CT_TYPE_F16, 83, 16, 67, 2, 1, 1, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 1056, 1, 193, 1, 1, 4, 1, P0213, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 1056, 1, 67, 1, 1, 4, 1, P0213, false);
     for (int bs = 1; bs <= 8; bs *= 2)

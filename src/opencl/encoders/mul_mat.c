@@ -2,8 +2,9 @@
  *   src1 elements not packed (nb10 != 4)       -> 1row (reads src1 with its stride)
  *   float src0 with ne00 == 4                  -> c4
  *   ne11 >= CT_OCL_MM_MIN_NE11, src0 not F32,
- *     and the device has tensor-core kernels   -> mmtc (CT_MMTC_BM x CT_MMTC_BN tiles on mma.sync:
- *                                                 kernels/mul_mm_tc.cl)
+ *     and the device has tensor-core kernels   -> mmtc_y16 (src1 as packed 16-bit operand rows in the
+ *                                                 work memory), then mmtc (CT_MMTC_BM x CT_MMTC_BN
+ *                                                 tiles on mma.sync: kernels/mul_mm_tc.cl)
  *   2 <= ne11 <= CT_MVTC_MAX_N, src0 F16 or BF16,
  *     and the device has tensor-core kernels   -> mvtc (16 src0 rows x 8 src1 rows a work-group, the
  *                                                 warps splitting k: kernels/mul_mv_tc.cl)
@@ -17,8 +18,9 @@
  *   otherwise                                  -> mv (2 src0 rows per local row x 4 src1 rows)
  * An F16 src1 is first widened into packed F32 rows in the work memory (ct_mul_mat_f16_y,
  * after the 8-bit blocks where those are made too), and the node is then planned and
- * computed as with that F32 src1. MUL_MAT_ID's grouped path (encoders/mul_mat_id.c) picks
- * its tiles (mmtc, mm128 or mm, as above) with ct_ocl_mm_tiles_pick too.
+ * computed as with that F32 src1; mmtc_y16 reads an F16 src1 as it is. MUL_MAT_ID's grouped
+ * path (encoders/mul_mat_id.c) picks its tiles (mmtc, mm128 or mm, as above) with
+ * ct_ocl_mm_tiles_pick too.
  * The supported set is the CPU backend's, less what the kernels' int indices and
  * aligned loads cannot take (dims above INT_MAX, misaligned strides or views). Every
  * kernel takes ct_mul_mat_args (kernels/kernel_args.h). */
@@ -39,7 +41,8 @@ enum {
     ROW_WG = 64,
     C4_WG = 64,
     F16Y_WG = 64,
-    F16Y_ALIGN = 256, /* the widened src1's offset in the work memory */
+    F16Y_ALIGN = 256, /* the offset of src1's copy (widened or 16-bit) in the work memory */
+    Y16_WG = 64,
 };
 
 /* A type's kernels; CT_OCL_K_COUNT where it has none (c4 for quantized types; the 8-bit
@@ -207,6 +210,7 @@ typedef struct mm_plan {
     bool mvq;
     size_t work_bytes; /* mvq: src1 quantized (per src1 row: ne00 bytes of q, ne00 / 32 (d, s) pairs of 8 bytes) */
     bool f16y;         /* src1 F16: widened first to packed F32 rows at y_offset of the work memory */
+    bool y16;          /* tensor-core tiles: src1 as packed 16-bit operand rows at y_offset instead */
     size_t y_offset, y_bytes;
 } mm_plan;
 
@@ -242,15 +246,18 @@ static void plan_mvq(ct_ocl_enc *enc, const ct_tensor *node, const mm_kernels *k
     p->groups[2] = nbatch;
 }
 
-/* The work memory of an F16 src1's F32 rows, after what the kernel plan took. */
-static void plan_f16y(ct_ocl_enc *enc, const ct_tensor *b, mm_plan *p) {
+/* The bytes of a row of src1's 16-bit operands: ne10 values rounded up to 8 (16-byte rows). */
+static size_t y16_row_bytes(const ct_tensor *b) { return ((size_t)b->ne[0] + 7) / 8 * 8 * sizeof(uint16_t); }
+
+/* The work memory of src1's rows as the kernel reads them (row_bytes each), after what the
+ * kernel plan took. */
+static void plan_y_copy(ct_ocl_enc *enc, const ct_tensor *b, size_t row_bytes, mm_plan *p) {
     size_t nrows, off;
-    p->f16y = true;
     if (!ct_mul_size((size_t)b->ne[1], (size_t)b->ne[2] * (size_t)b->ne[3], &nrows) ||
-        !ct_mul_size(nrows, (size_t)b->ne[0] * sizeof(float), &p->y_bytes) ||
-        !ct_add_size(p->work_bytes, F16Y_ALIGN - 1, &off) || !ct_add_size(off / F16Y_ALIGN * F16Y_ALIGN, p->y_bytes, &nrows)) {
-        ct_ocl_enc_fail(enc, CT_INVALID_ARGUMENT, "src1 '%s' of %lld x %lld x %lld F16 values widens to more than "
-                        "SIZE_MAX bytes", b->name[0] ? b->name : "(unnamed)", (long long)b->ne[0],
+        !ct_mul_size(nrows, row_bytes, &p->y_bytes) || !ct_add_size(p->work_bytes, F16Y_ALIGN - 1, &off) ||
+        !ct_add_size(off / F16Y_ALIGN * F16Y_ALIGN, p->y_bytes, &nrows)) {
+        ct_ocl_enc_fail(enc, CT_INVALID_ARGUMENT, "src1 '%s' of %lld x %lld x %lld values takes more than "
+                        "SIZE_MAX bytes of work memory", b->name[0] ? b->name : "(unnamed)", (long long)b->ne[0],
                         (long long)b->ne[1], (long long)(b->ne[2] * b->ne[3]));
         return;
     }
@@ -288,6 +295,7 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         p->groups[0] = (ne01 + tiles.bm - 1) / tiles.bm, p->groups[1] = (ne11 + tiles.bn - 1) / tiles.bn;
         p->groups[2] = nbatch;
         p->scratch = tiles.scratch;
+        p->y16 = tiles.id == k.mmtc; /* MUL_MMTC_Y16 has the mmtc kernels' gate and program */
     } else if (mvq_applies(enc, a, &k)) {
         plan_mvq(enc, node, &k, p);
     } else {
@@ -300,7 +308,13 @@ static void plan(ct_ocl_enc *enc, const ct_tensor *node, mm_plan *p) {
         const size_t floats = CT_MV_NR0 * CT_MV_NR1 * p->local[0] * p->local[1];
         p->scratch = (floats < 16 ? 16 : floats) * sizeof(float); /* IQ4_NL's table */
     }
-    if (b->type == CT_TYPE_F16 && enc->st == CT_OK) plan_f16y(enc, b, p);
+    if (enc->st != CT_OK) return;
+    if (p->y16) {
+        plan_y_copy(enc, b, y16_row_bytes(b), p);
+    } else if (b->type == CT_TYPE_F16) {
+        p->f16y = true;
+        plan_y_copy(enc, b, (size_t)b->ne[0] * sizeof(float), p);
+    }
 }
 
 void ct_ocl_mm_widen_f16_y(ct_ocl_enc *enc, const ct_tensor *b, cl_mem work, size_t y_offset) {
@@ -320,13 +334,34 @@ void ct_ocl_mm_widen_f16_y(ct_ocl_enc *enc, const ct_tensor *b, cl_mem work, siz
     ct_ocl_enc_dispatch(enc, groups, local);
 }
 
+/* src1 b (F32 or F16) as the tensor-core tiles' 16-bit operands (kernels/mul_mm_tc.cl): F16 for
+ * an F16 src0, else BF16, in packed rows of y16_row_bytes (zeros after ne10 values), laid out
+ * as ct_ocl_mm_widen_f16_y's rows, at y_offset of work. */
+static void y16_copy(ct_ocl_enc *enc, ct_type a_type, const ct_tensor *b, cl_mem work, size_t y_offset) {
+    const ct_mul_mat_args yargs = {
+        .nb10 = b->nb[0], .nb11 = b->nb[1], .nb12 = b->nb[2], .nb13 = b->nb[3],
+        .ne00 = (int32_t)b->ne[0], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
+    };
+    const size_t local[3] = {Y16_WG, 1, 1};
+    const size_t groups[3] = {(((size_t)b->ne[0] + 7) / 8 + Y16_WG - 1) / Y16_WG, (size_t)b->ne[1],
+                              (size_t)b->ne[2] * (size_t)b->ne[3]};
+    ct_ocl_enc_kernel(enc, CT_OCL_K_MUL_MMTC_Y16);
+    ct_ocl_arg_tensor(enc, b, "src1");
+    ct_ocl_arg_mem(enc, work);
+    ct_ocl_arg_u64(enc, y_offset);
+    ct_ocl_arg_bytes(enc, &yargs, sizeof yargs);
+    ct_ocl_arg_i32(enc, a_type != CT_TYPE_F16);
+    ct_ocl_arg_i32(enc, b->type == CT_TYPE_F16);
+    ct_ocl_enc_dispatch(enc, groups, local);
+}
+
 ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size_t *bytes) {
     CT_ASSERT(ct_ocl_mul_mat_supported(enc->be->dev, node));
     *bytes = 0;
     if (ct_is_empty(node)) return CT_OK;
     mm_plan p;
     plan(enc, node, &p);
-    if (p.mvq || p.f16y) *bytes = p.work_bytes;
+    if (p.mvq || p.f16y || p.y16) *bytes = p.work_bytes;
     return enc->st;
 }
 
@@ -338,8 +373,8 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     mm_plan p;
     plan(enc, node, &p);
     if (enc->st != CT_OK) return enc->st;
-    /* src1 as the kernels read it: the tensor, or its F32 rows packed in the work memory */
-    const cl_mem work = p.mvq || p.f16y ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
+    /* src1 as the kernels read it: the tensor, or its copy in the work memory */
+    const cl_mem work = p.mvq || p.f16y || p.y16 ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
     ct_u64 nb1x[4] = {b->nb[0], b->nb[1], b->nb[2], b->nb[3]};
     if (p.f16y) {
         nb1x[0] = sizeof(float);
@@ -347,6 +382,12 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
         nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
         nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
         ct_ocl_mm_widen_f16_y(enc, b, work, p.y_offset);
+    } else if (p.y16) {
+        nb1x[0] = sizeof(uint16_t);
+        nb1x[1] = y16_row_bytes(b);
+        nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
+        nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
+        y16_copy(enc, a->type, b, work, p.y_offset);
     }
     const ct_mul_mat_args args = {
         .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
@@ -360,7 +401,7 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     const cl_ulong y_off = p.y_offset;
 #define MM_ARG_SRC1()                                          \
     do {                                                       \
-        if (p.f16y) {                                          \
+        if (p.f16y || p.y16) {                                 \
             ct_ocl_arg_mem(enc, work);                         \
             ct_ocl_arg_u64(enc, y_off);                        \
         } else {                                               \

@@ -10,7 +10,7 @@
  * routed to it (the CT_MMID_MAP_* layout of kernel_args.h in the work memory; ids outside
  * [0, n_as) in an extra list n_as); then ct_mul_mm_id_<t>_f32 / ct_mul_mm128_id_<t>_f32 /
  * ct_mul_mmtc_id_<t>_f32 (tensor cores), MUL_MAT's tiled kernels (mm_mm_tile, mm_mm128_tile,
- * mul_mm_tc.cl's mm_tc_tile) with the work-group's expert in
+ * mul_mm_tc.cl's mm_tc_tile_f32y) with the work-group's expert in
  * dim 2, reading src1 rows and writing dst rows through the expert's list, so each tile of
  * an expert's weights is read once for up to 64 or 128 of its rows. List n_as writes zeros.
  * ADD_ID: ct_add_id_<t>: one work-group row per dst row, floats added and rounded once. */
@@ -93,7 +93,7 @@ __kernel void ct_mul_mm_id_map(__global const uchar *ids, ulong offsi, __global 
 /* On the tensor cores (mul_mm_tc.cl's tiles; expanded there, where they are built) */
 #define MMTCID_KERNELS(name, T)                                                                                   \
     __kernel void ct_mul_mmtc_id_##name##_f32(MMID_TILE_ARGS(uint4, scratch4)) {                                  \
-        MMID_TILES(mm_tc_tile, T, CT_MMTC_BM, CT_MMTC_BN, scratch4)                                               \
+        MMID_TILES(mm_tc_tile_f32y, T, CT_MMTC_BM, CT_MMTC_BN, scratch4)                                               \
     }
 
 #define MMID_KERNELS(name, T)                                                                                     \

@@ -10,6 +10,12 @@
  * portable emulation of the same warp operation (CT_MMA_EMULATE: CT_OPENCL_MMA_EMULATE=1,
  * so that the tiling and the fragment layouts are tested on any device, PoCL included).
  *
+ * MUL_MAT's tiles read src1 as packed rows of 16-bit operands that ct_mul_mmtc_y16 writes
+ * first (the encoder's work memory): a tile step then reads half the bytes of src1's
+ * floats, which pays where many work-groups share the card (docs/PERF.md). MUL_MAT_ID's
+ * gathered rows are read as floats and rounded in the tile (a copy first measured no
+ * faster there: docs/PERF.md).
+ *
  * The operands are 16-bit. An F16 src0 as it is, with src1 rounded to F16 (as ggml-cuda's
  * F16 path); every other src0 in BF16 with the bf16 form of the instruction: BF16 as it is,
  * a quantized one dequantized as mul_mat.cl does, and src1 rounded to BF16, whose range is
@@ -107,13 +113,44 @@ uint4 tc_pack8(float8 v, const int bf) {
                    tc_pack2(v.s6, v.s7, bf));
 }
 
+/* ---- src1 as 16-bit operands ------------------------------------------------------- */
+
+/* src1's values (F32, or F16 where f16; a.nb10.. its strides) as the tiles' operands: F16,
+ * or BF16 where bf, rounded to nearest even by tc_pack8, in rows of a.ne00 values rounded up
+ * to 8 with zeros after (16-byte aligned rows: one uint4 load a group). Row (i13 * ne12 +
+ * i12) * ne11 + i11 at offsw. Grid (groups of 8 values, ne11, ne12 * ne13). */
+__kernel void ct_mul_mmtc_y16(__global const uchar *src1, ulong offs1, __global uchar *work, ulong offsw,
+                              const ct_mul_mat_args a, int bf, int f16) {
+    const int g = get_global_id(0), i11 = get_global_id(1), im = get_global_id(2);
+    const int groups = (a.ne00 + 7) / 8;
+    if (g >= groups) return;
+    const int i12 = im % a.ne12, i13 = im / a.ne12;
+    const __global uchar *p = src1 + offs1 + (ulong)i13 * a.nb13 + (ulong)i12 * a.nb12 + (ulong)i11 * a.nb11;
+    float8 v;
+    if (!f16 && a.nb10 == sizeof(float) && 8 * g + 8 <= a.ne00) {
+        v = vload8(g, (const __global float *)p);
+    } else {
+        float r[8];
+        for (int j = 0; j < 8; j++) {
+            const int i10 = 8 * g + j;
+            const __global uchar *e = p + (ulong)i10 * a.nb10;
+            r[j] = i10 >= a.ne00 ? 0.0f : f16 ? ct_lda_f16(e) : *(const __global float *)e;
+        }
+        v = vload8(0, r);
+    }
+    __global uint4 *d = (__global uint4 *)(work + offsw);
+    d[((ulong)im * (ulong)a.ne11 + (ulong)i11) * (ulong)groups + (ulong)g] = tc_pack8(v, bf);
+}
+
 /* ---- the kernel --------------------------------------------------------------------- */
 
 /* One CT_MMTC_BM x CT_MMTC_BN tile: src0 rows r0.. of the matrix at x0 against src1 rows
  * r1.. of n1, placed from y0 and d0 by idm and rows (mul_mat.cl's mm_rows: MUL_MAT's rows,
- * or an expert's gathered ones for MUL_MAT_ID). CT_MMTC_WG work-items. Warp w owns src0 rows TC_WM * (w % CT_MMTC_WARPS_M) + [0, TC_WM)
- * and src1 rows TC_WN * (w / CT_MMTC_WARPS_M) + [0, TC_WN) of the tile. A step's tiles are
- * loaded in groups of 8 values, four work-items to a row (consecutive groups: coalesced);
+ * or an expert's gathered ones for MUL_MAT_ID); src1's rows floats, or where y16 as
+ * ct_mul_mmtc_y16 wrote them (ne00 rounded up to 8 values). CT_MMTC_WG work-items. Warp w
+ * owns src0 rows TC_WM * (w % CT_MMTC_WARPS_M) + [0, TC_WM) and src1 rows TC_WN *
+ * (w / CT_MMTC_WARPS_M) + [0, TC_WN) of the tile. A step's tiles are loaded in groups of 8
+ * values, four work-items to a row (consecutive groups: coalesced);
  * the next step's global loads are issued before this step's products and stored to the
  * other local buffer after them: one barrier a step. Out-of-range rows read the last
  * valid row and are never written; k past ne00 reads zeros (quantized rows hold whole
@@ -124,8 +161,8 @@ uint4 tc_pack8(float8 v, const int bf) {
 #define TC_NA (CT_MMTC_BM * TC_GROUPS / CT_MMTC_WG) /* A groups a work-item loads a step */
 #define TC_NB (CT_MMTC_BN * TC_GROUPS / CT_MMTC_WG)
 
-void mm_tc_tile(const int t, const int idm, const __global uchar *x0, const __global uchar *y0, __global uchar *d0,
-                int ne00, int ne01, ulong nb01, int r0, int r1, int n1, const mm_rows rows, __local uint4 *scratch4) {
+void mm_tc_tile(const int t, const int idm, const int y16, const __global uchar *x0, const __global uchar *y0,
+                __global uchar *d0, int ne00, int ne01, ulong nb01, int r0, int r1, int n1, const mm_rows rows, __local uint4 *scratch4) {
     const int bf = t != MM_F16, raw = t == MM_F16 || t == MM_BF16;
     const int tid = get_local_id(0), lane = tid & 31, w = tid >> 5, g = lane >> 2, q = lane & 3;
     const int wm = TC_WM * (w % CT_MMTC_WARPS_M), wn = TC_WN * (w / CT_MMTC_WARPS_M);
@@ -139,12 +176,13 @@ void mm_tc_tile(const int t, const int idm, const __global uchar *x0, const __gl
     const int xa16 = ((ulong)x0 & 15) == 0 && (nb01 & 15) == 0;
     const int ya16 = ((ulong)y0 & 15) == 0 && (rows.nb11 & 15) == 0 && (!idm || (rows.nb12 & 15) == 0);
     const __global uchar *xa[TC_NA];
-    const __global float *yb[TC_NB];
+    const int ne10 = y16 ? (ne00 + 7) / 8 * 8 : ne00; /* the values a src1 row holds */
+    const __global uchar *yb[TC_NB];
 TC_UNROLL
     for (int i = 0; i < TC_NA; i++) xa[i] = x0 + (ulong)min(r0 + lr + i * (CT_MMTC_WG / TC_GROUPS), ne01 - 1) * nb01;
 TC_UNROLL
     for (int i = 0; i < TC_NB; i++)
-        yb[i] = (const __global float *)(y0 + mm_yoff(idm, rows, min(r1 + lr + i * (CT_MMTC_WG / TC_GROUPS), n1 - 1)));
+        yb[i] = y0 + mm_yoff(idm, rows, min(r1 + lr + i * (CT_MMTC_WG / TC_GROUPS), n1 - 1));
 
     if (t == MM_IQ4_NL || t == MM_IQ4_XS) {
         if (tid < 16) kv[tid] = ct_kvalues_iq4nl_f[tid];
@@ -153,11 +191,14 @@ TC_UNROLL
 
     const int nsteps = (ne00 + TC_BK - 1) / TC_BK;
     float8 pa[TC_NA], pb[TC_NB];
-    uint4 ph[TC_NA];
+    uint4 ph[TC_NA], pb16[TC_NB];
 #define TC_PREFETCH(step)                                                                  \
     do {                                                                                   \
         const int g_ = TC_GROUPS * (step) + lq;                                            \
-        for (int i = 0; i < TC_NB; i++) pb[i] = mm_ld8y(yb[i], g_, ne00, ya16);            \
+        for (int i = 0; i < TC_NB; i++) {                                                  \
+            if (y16) pb16[i] = mmt_raw16(yb[i], g_, ne10, 1);                              \
+            else pb[i] = mm_ld8y((const __global float *)yb[i], g_, ne00, ya16);          \
+        }                                                                                  \
         for (int i = 0; i < TC_NA; i++) {                                                  \
             if (raw) ph[i] = mmt_raw16(xa[i], g_, ne00, xa16);                             \
             else pa[i] = mm_deq8_full(t, xa[i], g_, kv);                                   \
@@ -170,7 +211,7 @@ TC_UNROLL
                 raw ? ph[i] : tc_pack8(pa[i], bf);                                         \
         for (int i = 0; i < TC_NB; i++)                                                    \
             bs4[((buf) * CT_MMTC_BN + lr + i * (CT_MMTC_WG / TC_GROUPS)) * TC_LDW4 + lq] = \
-                tc_pack8(pb[i], bf);                                                       \
+                y16 ? pb16[i] : tc_pack8(pb[i], bf);                                       \
     } while (0)
     if (nsteps > 0) { /* ne00 == 0: a quantized row has no block to read */
         TC_PREFETCH(0);
@@ -238,8 +279,15 @@ void mm_tc(const int t, __global const uchar *src0, ulong offs0, __global const 
            int ne12, ulong nb10, ulong nb11, ulong nb12, ulong nb13, ulong nb1, ulong nb2, ulong nb3, int r2, int r3,
            __local uint4 *scratch4) {
     MM_BATCH_BASES();
-    mm_tc_tile(t, 0, x0, y0, d0, ne00, ne01, nb01, get_group_id(0) * CT_MMTC_BM, get_group_id(1) * CT_MMTC_BN,
+    mm_tc_tile(t, 0, 1, x0, y0, d0, ne00, ne01, nb01, get_group_id(0) * CT_MMTC_BM, get_group_id(1) * CT_MMTC_BN,
                ne11, MM_PLAIN_ROWS(), scratch4);
+}
+
+/* MUL_MAT_ID's tiles (MMID_TILES), on src1's float rows */
+void mm_tc_tile_f32y(const int t, const int idm, const __global uchar *x0, const __global uchar *y0,
+                     __global uchar *d0, int ne00, int ne01, ulong nb01, int r0, int r1, int n1, const mm_rows rows,
+                     __local uint4 *scratch4) {
+    mm_tc_tile(t, idm, 0, x0, y0, d0, ne00, ne01, nb01, r0, r1, n1, rows, scratch4);
 }
 
 #define MMTC_KERNELS(name, T)                                                      \
