@@ -56,6 +56,7 @@ static const char *const library_sources[] = {CT_OCL_HELPER_SOURCES, "util.cl", 
                                               "flash_attn.cl",
                                               "mul_mm_tc.cl", /* after mul_mat.cl, whose loads it uses */
                                               "mul_mv_tc.cl", /* after mul_mm_tc.cl, whose products it uses */
+                                              "flash_attn_tc.cl", /* after flash_attn.cl and mul_mm_tc.cl */
 };
 static const char *const mvq_sources[] = {"kernel_args.h", "common.cl", "fp16.cl", "dequant.cl", "mul_mvq.cl"};
 static const char *const helper_sources[] = {CT_OCL_HELPER_SOURCES};

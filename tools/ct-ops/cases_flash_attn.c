@@ -95,6 +95,16 @@ static void fa_test_cases(cto_case_list *l) {
     add_fa(l, 64, 64, 2, 1, 1, 0, 3, S, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 64, 2, 1, 1, 50, 4, M | FA_BIG, 0.0f, 0.0f, CT_TYPE_F32, CT_TYPE_F32);
     add_fa(l, 32, 32, 2, 2, 1, 300, 20, M | S | FA_PERM, 0.0f, 0.0f, CT_TYPE_Q4_1, CT_TYPE_Q5_0);
+    /* 16 query rows and more (the tensor-core kernel where a device has it): softcap with ALiBi
+     * and sinks over a partial second row block, wholly masked rows, the mask per head and
+     * padded, the keys split over work-groups, Gemma's head size, logits far apart, no keys */
+    add_fa(l, 128, 128, 4, 1, 1, 113, 40, M | S | V, 8.0f, 10.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 64, 64, 2, 1, 1, 40, 33, M | FA_MASKROWS, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 64, 64, 3, 2, 2, 77, 33, M | FA_MASKH | FA_PAD, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 80, 80, 1, 4, 1, 1000, 20, M | S, 0.0f, 0.0f, CT_TYPE_Q8_0, CT_TYPE_Q8_0);
+    add_fa(l, 256, 256, 1, 4, 1, 200, 48, M, 0.0f, 0.0f, CT_TYPE_Q4_0, CT_TYPE_F16);
+    add_fa(l, 64, 64, 2, 1, 1, 50, 20, M | FA_BIG, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    add_fa(l, 64, 64, 2, 1, 1, 0, 17, S, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
 }
 
 static void fa_perf_cases(cto_case_list *l, double s) {
@@ -107,6 +117,8 @@ static void fa_perf_cases(cto_case_list *l, double s) {
         add_fa(l, 128, 128, 8, 4, 1, n, 1, FA_MASK, 0.0f, 0.0f, types[i], types[i]);
     }
     add_fa(l, 256, 256, 1, 4, 1, n, 1, FA_MASK, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    /* Gemma 3 270M's prefill: 4 heads of 256 over one kv head */
+    add_fa(l, 256, 256, 1, 4, 1, t, t, FA_MASK, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
 }
 
 /* A [ne0, ne1, ne2, ne3] input of type ty, created permuted (0, 2, 1, 3) or as a view of a

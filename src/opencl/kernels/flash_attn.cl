@@ -45,10 +45,39 @@ float fa_elem(int t, const __global uchar *row, int d) {
     return ct_deq(t, row + (d >> 5) * fa_block_bytes(t), d & 31);
 }
 
+/* 32 values of a Q row as ggml-cpu's Q8_0 rounding leaves them (the K types whose dot
+ * product takes Q8_0 blocks). */
+void fa_round_q8_0(const __global float *x, float *y) {
+    float amax = 0.0f;
+    for (int j = 0; j < 32; j++) {
+        const float av = fabs(x[j]);
+        amax = amax > av ? amax : av;
+    }
+    const float d = ct_xdiv(amax, 127.0f);
+    const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
+    const float dh = ct_half_to_float(ct_float_to_half(d));
+    for (int j = 0; j < 32; j++) y[j] = ct_xmul((float)as_char((uchar)ct_round_low_byte(x[j] * id)), dh);
+}
+
 float fa_slope(const ct_flash_attn_args *a, int h) {
     if (!(a->max_bias > 0.0f)) return 1.0f;
     const int nl2 = a->n_head_log2;
     return h < nl2 ? pow(a->m0, (float)(h + 1)) : pow(a->m1, (float)(2 * (h - nl2) + 1));
+}
+
+/* What a row's accumulator is multiplied by at the end, from its max M and sum S: head h's
+ * sink (where there are sinks) joins the sum as one more score, then 1/S (0 for a row that
+ * took no key). */
+float fa_out_factor(const ct_flash_attn_args *a, const __global uchar *sinks, ulong offs, int h, float M, float S) {
+    float ms = 1.0f;
+    if (a->has_sinks) {
+        const float sk = *(const __global float *)(sinks + offs + (ulong)h * a->nbs0);
+        float vs = 1.0f;
+        if (sk > M) ms = exp(M - sk);
+        else vs = exp(sk - M);
+        S = S * ms + vs;
+    }
+    return ms * (S == 0.0f ? 0.0f : 1.0f / S);
 }
 
 __kernel void ct_flash_attn_ext_f32(__global const uchar *q, ulong offq, __global const uchar *k, ulong offk,
@@ -70,17 +99,9 @@ __kernel void ct_flash_attn_ext_f32(__global const uchar *q, ulong offq, __globa
         const int nblk = dk / 32;
         for (int idx = lid; idx < nr * nblk; idx += FA_NX) {
             const int r = idx / nblk, b = idx % nblk;
-            const __global float *x = (const __global float *)(qb + (ulong)(i1 + r) * a.nbq1) + 32 * b;
-            float amax = 0.0f;
-            for (int j = 0; j < 32; j++) {
-                const float av = fabs(x[j]);
-                amax = amax > av ? amax : av;
-            }
-            const float d = ct_xdiv(amax, 127.0f);
-            const float id = d != 0.0f ? ct_div(1.0f, d) : 0.0f;
-            const float dh = ct_half_to_float(ct_float_to_half(d));
-            for (int j = 0; j < 32; j++)
-                lq[r * dk + 32 * b + j] = ct_xmul((float)as_char((uchar)ct_round_low_byte(x[j] * id)), dh);
+            float y[32];
+            fa_round_q8_0((const __global float *)(qb + (ulong)(i1 + r) * a.nbq1) + 32 * b, y);
+            for (int j = 0; j < 32; j++) lq[r * dk + 32 * b + j] = y[j];
         }
     } else {
         for (int idx = lid; idx < nr * dk; idx += FA_NX) {
@@ -215,18 +236,7 @@ __kernel void ct_flash_attn_ext_f32(__global const uchar *q, ulong offq, __globa
         }
         return;
     }
-    if (lid < nr) {
-        float ms = 1.0f, S = lS[lid];
-        if (a.has_sinks) {
-            const float sk = *(const __global float *)(sinks + offs + (ulong)h * a.nbs0);
-            const float M = lM[lid];
-            float vs = 1.0f;
-            if (sk > M) ms = exp(M - sk);
-            else vs = exp(sk - M);
-            S = S * ms + vs;
-        }
-        lms[lid] = ms * (S == 0.0f ? 0.0f : 1.0f / S);
-    }
+    if (lid < nr) lms[lid] = fa_out_factor(&a, sinks, offs, h, lM[lid], lS[lid]);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int r = 0; r < nr; r++) {
         __global float *out = (__global float *)(dst + offd + (ulong)h * a.nb1 + (ulong)(i1 + r) * a.nb2 +
@@ -262,15 +272,7 @@ __kernel void ct_flash_attn_reduce_f32(__global const float *part, ulong offp, _
         S = S * so + Sc * sn;
         M = Mn;
     }
-    float ms = 1.0f;
-    if (a.has_sinks) {
-        const float sk = *(const __global float *)(sinks + offs + (ulong)h * a.nbs0);
-        float vs = 1.0f;
-        if (sk > M) ms = exp(M - sk);
-        else vs = exp(sk - M);
-        S = S * ms + vs;
-    }
-    const float f = ms * (S == 0.0f ? 0.0f : 1.0f / S);
+    const float f = fa_out_factor(&a, sinks, offs, h, M, S);
     __global float *out = (__global float *)(dst + offd + (ulong)h * a.nb1 + (ulong)i1 * a.nb2 + (ulong)i3 * a.nb3);
     for (int i = 0; i < FA_DPI; i++) {
         const int d = lid + FA_NX * i;

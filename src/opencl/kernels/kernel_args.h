@@ -72,6 +72,28 @@ typedef float ct_f32;
 #define CT_MVTC_MAX_N 15
 #define CT_MVTC_LOCAL_BYTES (4 * CT_MVTC_WARPS * 32 * 4)
 #define CT_MVTC_EMULATE_BYTES (4 * CT_MVTC_WARPS * CT_MMTC_XCH_WORDS)
+/* flash_attn_tc.cl: FLASH_ATTN_EXT on the tensor cores: a work-group of CT_FATC_WG work-items
+ * (4 warps) takes CT_FATC_BQ query rows of one head over the keys in tiles of CT_FATC_BK;
+ * head sizes multiples of 16 up to CT_FATC_MAX_D. Its local memory, in 32-bit words: Q as
+ * 16-bit rows of Dk values and 8 of padding (CT_FATC_LDQ), the tile of K (rows as Q's) or of
+ * V (transposed: Dv rows of CT_FATC_LDP words), the scores (CT_FATC_LDS floats a row), the
+ * probabilities as 16-bit rows (CT_FATC_LDP), two partial sums a work-item, each row's max,
+ * sum and rescale, a flag a key and the tile's skip flags; the emulation adds mul_mm_tc.cl's
+ * exchange words per warp. The padding puts a fragment load's 8 rows x 4 words on 32
+ * distinct banks. */
+#define CT_FATC_WG 128
+#define CT_FATC_BQ 32
+#define CT_FATC_BK 32
+#define CT_FATC_MAX_D 256
+#define CT_FATC_LDQ(dk) ((dk) / 2 + 4)
+#define CT_FATC_LDP (CT_FATC_BK / 2 + 4)
+#define CT_FATC_LDS (CT_FATC_BK + 1)
+#define CT_FATC_KV_WORDS(dk, dv)                                                                 \
+    (CT_FATC_BK * CT_FATC_LDQ(dk) > (dv) * CT_FATC_LDP ? CT_FATC_BK * CT_FATC_LDQ(dk) : (dv) * CT_FATC_LDP)
+#define CT_FATC_LOCAL_WORDS(dk, dv)                                                              \
+    (CT_FATC_BQ * CT_FATC_LDQ(dk) + CT_FATC_KV_WORDS(dk, dv) + CT_FATC_BQ * CT_FATC_LDS +        \
+     CT_FATC_BQ * CT_FATC_LDP + 2 * CT_FATC_WG + 3 * CT_FATC_BQ + CT_FATC_BK + 4)
+#define CT_FATC_EMULATE_BYTES (4 * (CT_FATC_WG / 32) * CT_MMTC_XCH_WORDS)
 /* mul_mvq.cl: src0 rows per team, src1 rows per work-group, work-items of a team, src0
  * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items). */
 #define CT_MVQ_NR0 2
