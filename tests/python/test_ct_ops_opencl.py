@@ -1,6 +1,6 @@
 """Runs `ct-ops test` on every OpenCL device against the CPU backend: the full case
 list, byte for byte where the op is deterministic, then the tensor-core kernels (MUL_MAT's tiles and
-mat-vec, MUL_MAT_ID's tiles, FLASH_ATTN_EXT's many-query kernel) on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
+mat-vec, MUL_MAT_ID's tiles, FLASH_ATTN_EXT's kernel) on their emulation (CT_OPENCL_MMA_EMULATE=1). In CI that is PoCL; where no OpenCL
 device exists the test says so and passes (there is nothing to compare)."""
 import os
 import re
@@ -27,8 +27,8 @@ def main():
     runs = [(dev, [], {}) for dev in devices]
     runs += [(dev, ["-o", "MUL_MAT", "-p", p], emulate) for dev in devices for p in ("n=16,", "n=2,", "n=3,", "n=8,", "n=9,")]
     runs += [(dev, ["-o", "MUL_MAT_ID"], emulate) for dev in devices]
-    # FLASH_ATTN_EXT's whole list: its cases of 16 query rows and more run the tensor-core kernel
-    # (kernels/flash_attn_tc.cl)
+    # FLASH_ATTN_EXT's whole list: its cases of F16 and block-type K/V with head sizes of multiples of
+    # 16 up to 256 run the tensor-core kernel (kernels/flash_attn_tc.cl)
     runs += [(dev, ["-o", "FLASH_ATTN_EXT"], emulate) for dev in devices]
     failed = 0
     for dev, args, env in runs:

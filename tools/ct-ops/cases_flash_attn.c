@@ -95,7 +95,7 @@ static void fa_test_cases(cto_case_list *l) {
     add_fa(l, 64, 64, 2, 1, 1, 0, 3, S, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 64, 2, 1, 1, 50, 4, M | FA_BIG, 0.0f, 0.0f, CT_TYPE_F32, CT_TYPE_F32);
     add_fa(l, 32, 32, 2, 2, 1, 300, 20, M | S | FA_PERM, 0.0f, 0.0f, CT_TYPE_Q4_1, CT_TYPE_Q5_0);
-    /* 16 query rows and more (the tensor-core kernel where a device has it): softcap with ALiBi
+    /* 16 query rows and more (the tensor-core kernel's prefill shapes): softcap with ALiBi
      * and sinks over a partial second row block, wholly masked rows, the mask per head and
      * padded, the keys split over work-groups, Gemma's head size, logits far apart, no keys */
     add_fa(l, 128, 128, 4, 1, 1, 113, 40, M | S | V, 8.0f, 10.0f, CT_TYPE_F16, CT_TYPE_F16);

@@ -1,6 +1,6 @@
 /* FLASH_ATTN_EXT on OpenCL (kernels/flash_attn.cl, taking ct_flash_attn_args): a work-group
  * of 64 work-items per (block of up to 8 query rows, head, ne3 index); where the device has
- * the tensor-core kernel (kernels/flash_attn_tc.cl) the many-query shapes go to it instead,
+ * the tensor-core kernel (kernels/flash_attn_tc.cl) the shapes it takes go to it instead,
  * 32 query rows a work-group of 4 warps. Shapes with few work-groups (the one-token decode)
  * split the keys over more of them and merge the partials with a reduce kernel (work
  * memory: 2 + Dv floats per row and split). */
@@ -13,10 +13,10 @@
 #include <string.h>
 
 enum { FA_NX = 64, FA_QB = 8, FA_DPI = 8, FA_TARGET_GROUPS = 64 };
-/* The tensor-core kernel from this many query rows (fewer leave most of its 32-row blocks
- * empty), and the work-groups it wants before it splits the keys (two per SM of a 132-SM
- * card). */
-enum { FA_TC_MIN_Q = 16, FA_TC_TARGET_GROUPS = 256 };
+/* The work-groups the tensor-core kernel wants before it splits the keys: 256 (two per SM of
+ * a 132-SM card) for prefill; 1024 under 16 query rows, where the keys' bytes are the work
+ * (H100: one token over 4096 keys of 32 heads 100 -> 58 us, docs/PERF.md). */
+enum { FA_TC_TARGET_GROUPS = 256, FA_TC_DECODE_TARGET_GROUPS = 1024, FA_TC_DECODE_ROWS = 16 };
 
 static bool dims_fit(const ct_tensor *t) {
     for (int i = 0; i < CT_MAX_DIMS; i++)
@@ -69,14 +69,15 @@ static size_t tc_scratch(const ct_ocl_device *dev, int64_t dk, int64_t dv) {
     return 4 * (size_t)CT_FATC_LOCAL_WORDS(dk, dv) + (dev->has_nv_mma ? 0 : CT_FATC_EMULATE_BYTES);
 }
 
-/* Whether the node goes to the tensor-core kernel: enough query rows, head sizes it takes,
- * K and V types it reads, and the kernel built, its work-group and its local memory there. */
+/* Whether the node goes to the tensor-core kernel: head sizes it takes, K and V types it
+ * reads, and the kernel built, its work-group and its local memory there. It takes the
+ * one-token decode too: its tiles load K and V with the whole work-group (the fp32 kernel's
+ * work-items each walk a row: H100 3228 against 58 us for one token over 4096 keys). */
 static bool tc_usable(ct_ocl_enc *enc, const ct_tensor *node) {
     const ct_ocl_device *dev = enc->be->dev;
     const ct_tensor *q = node->src[0], *k = node->src[1], *v = node->src[2];
     const int64_t dk = q->ne[0], dv = v->ne[0];
-    if (q->ne[1] < FA_TC_MIN_Q || dk % 16 != 0 || dv % 16 != 0 || dk > CT_FATC_MAX_D || dv > CT_FATC_MAX_D)
-        return false;
+    if (dk % 16 != 0 || dv % 16 != 0 || dk > CT_FATC_MAX_D || dv > CT_FATC_MAX_D) return false;
     if (!tc_kv_type(k, dev) || !tc_kv_type(v, dev) || !ct_ocl_kernel_available(dev, CT_OCL_K_FLASH_ATTN_EXT_TC_F32))
         return false;
     return ct_ocl_enc_clamp_wg(enc, CT_OCL_K_FLASH_ATTN_EXT_TC_F32, CT_FATC_WG) == CT_FATC_WG &&
@@ -97,7 +98,9 @@ static fa_plan make_plan(ct_ocl_enc *enc, const ct_tensor *node) {
     p.tc = tc_usable(enc, node);
     /* query rows a work-group takes, keys a tile, work-groups wanted */
     const int rows = p.tc ? CT_FATC_BQ : FA_QB, tile = p.tc ? CT_FATC_BK : FA_NX;
-    const int64_t target = p.tc ? FA_TC_TARGET_GROUPS : FA_TARGET_GROUPS;
+    const int64_t target = !p.tc ? FA_TARGET_GROUPS
+                           : n_q < FA_TC_DECODE_ROWS ? FA_TC_DECODE_TARGET_GROUPS
+                                                     : FA_TC_TARGET_GROUPS;
     p.qb = n_q >= rows ? rows : (int)(n_q < 1 ? 1 : n_q);
     const int64_t qblocks = (n_q + p.qb - 1) / p.qb;
     const int64_t groups = qblocks * q->ne[2] * q->ne[3];

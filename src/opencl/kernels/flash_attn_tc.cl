@@ -1,6 +1,6 @@
-/* FLASH_ATTN_EXT on NVIDIA's tensor cores (ct_flash_attn_args, kernel_args.h): the many-query
- * shapes (prefill), F16 or 32-value block K and V, head sizes multiples of 16 up to
- * CT_FATC_MAX_D (the encoder picks it; flash_attn.cl's kernel takes the rest). Needs
+/* FLASH_ATTN_EXT on NVIDIA's tensor cores (ct_flash_attn_args, kernel_args.h): F16 or 32-value
+ * block K and V, head sizes multiples of 16 up to CT_FATC_MAX_D, prefill and decode alike
+ * (the encoder picks it; flash_attn.cl's kernel takes the rest). Needs
  * flash_attn.cl (dequantization, Q8_0 rounding, ALiBi slope) and mul_mm_tc.cl (tc_mma,
  * tc_pack2; built where mma.sync or its emulation is).
  *
