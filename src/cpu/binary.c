@@ -167,28 +167,30 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
 
     int64_t r0, r1;
     ct_cpu_split(ct_nrows(a), params, &r0, &r1);
-    /* dst's row (i1, i2, i3) and src1's (j1, j2, j3), stepped without divisions (src1's dims
-     * divide dst's, so j wraps whenever i does) */
-    int64_t i1 = 0, i2 = 0, i3 = 0;
-    if (r0 > 0) i1 = r0 % ne1, i2 = (r0 / ne1) % ne2, i3 = r0 / (ne1 * ne2);
-    int64_t j1 = ne11 == 1 ? 0 : i1 % ne11, j2 = ne12 == 1 ? 0 : i2 % ne12, j3 = ne13 == 1 ? 0 : i3 % ne13;
+    /* dst's row i and src1's (j1, j2, j3), stepped without divisions (src1's dims divide dst's,
+     * so j wraps whenever i does) */
+    ct_cpu_row i = ct_cpu_row_at(r0, ne1, ne2);
+    int64_t j1 = ne11 == 1 ? 0 : i.i1 % ne11, j2 = ne12 == 1 ? 0 : i.i2 % ne12, j3 = ne13 == 1 ? 0 : i.i3 % ne13;
     for (int64_t r = r0; r < r1; r++) {
-        const char *x = (const char *)a->data + (size_t)i1 * a->nb[1] + (size_t)i2 * a->nb[2] + (size_t)i3 * a->nb[3];
+        const char *x = (const char *)a->data + (size_t)i.i1 * a->nb[1] + (size_t)i.i2 * a->nb[2] + (size_t)i.i3 * a->nb[3];
         const char *y = (const char *)b->data + (size_t)j1 * b->nb[1] + (size_t)j2 * b->nb[2] + (size_t)j3 * b->nb[3];
-        char *z = (char *)dst->data + (size_t)i1 * dst->nb[1] + (size_t)i2 * dst->nb[2] + (size_t)i3 * dst->nb[3];
+        char *z = (char *)dst->data + (size_t)i.i1 * dst->nb[1] + (size_t)i.i2 * dst->nb[2] + (size_t)i.i3 * dst->nb[3];
         const float *xf = (const float *)(const void *)x, *yf = (const float *)(const void *)y;
         if (stream) row_f32_stream(&f, ne0, ne10, xf, yf, (float *)(void *)z);
         else if (fast) row_f32(&f, ne0, ne10, xf, yf, (float *)(void *)z);
         else row_general(&f, a, b, dst, x, y, z);
-        if (++j1 == ne11) j1 = 0;
-        if (++i1 == ne1) {
-            i1 = j1 = 0;
+        switch (ct_cpu_row_next(&i, ne1, ne2)) {
+        case 1:
+            if (++j1 == ne11) j1 = 0;
+            break;
+        case 2:
+            j1 = 0;
             if (++j2 == ne12) j2 = 0;
-            if (++i2 == ne2) {
-                i2 = j2 = 0;
-                if (++j3 == ne13) j3 = 0;
-                i3++;
-            }
+            break;
+        default:
+            j1 = j2 = 0;
+            if (++j3 == ne13) j3 = 0;
+            break;
         }
     }
     if (stream) ct_cpu_stream_fence();

@@ -31,6 +31,28 @@ static inline void ct_cpu_split(int64_t n, const ct_cpu_params *params, int64_t 
     *end = *start + per + (ith < rem ? 1 : 0);
 }
 
+/* A row (i1, i2, i3) of a tensor with ne1 x ne2 rows per ne3 index: ct_cpu_row_at finds row r
+ * (r = 0 needs no division, so empty tensors are fine), ct_cpu_row_next steps to the next one
+ * without divisions and says which index moved last: 1 (i1 only), 2 (i2, i1 back to 0) or 3
+ * (i3, both back to 0). */
+typedef struct ct_cpu_row {
+    int64_t i1, i2, i3;
+} ct_cpu_row;
+
+static inline ct_cpu_row ct_cpu_row_at(int64_t r, int64_t ne1, int64_t ne2) {
+    if (r == 0) return (ct_cpu_row){0, 0, 0};
+    return (ct_cpu_row){r % ne1, (r / ne1) % ne2, r / (ne1 * ne2)};
+}
+
+static inline int ct_cpu_row_next(ct_cpu_row *p, int64_t ne1, int64_t ne2) {
+    if (++p->i1 < ne1) return 1;
+    p->i1 = 0;
+    if (++p->i2 < ne2) return 2;
+    p->i2 = 0;
+    p->i3++;
+    return 3;
+}
+
 /* Waits until every thread of the node has reached the barrier. */
 void ct_cpu_barrier(const ct_cpu_params *params);
 /* Records an error for the node (the first one wins); the node's result is then

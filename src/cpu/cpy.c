@@ -301,16 +301,11 @@ static void copy_packed_rows(const ct_cpu_params *params, const ct_tensor *src, 
     int64_t r0, r1;
     ct_cpu_split(nr, params, &r0, &r1);
     if (r0 >= r1) return;
-    int64_t i1 = r0 % ne1, i2 = (r0 / ne1) % ne2, i3 = r0 / (ne1 * ne2);
+    ct_cpu_row i = ct_cpu_row_at(r0, ne1, ne2);
     char *d = (char *)dst->data + (size_t)r0 * row;
-    for (int64_t r = r0; r < r1; r++, d += row) {
-        memcpy(d, (const char *)src->data + (size_t)i1 * src->nb[1] + (size_t)i2 * src->nb[2] + (size_t)i3 * src->nb[3],
+    for (int64_t r = r0; r < r1; r++, d += row, ct_cpu_row_next(&i, ne1, ne2))
+        memcpy(d, (const char *)src->data + (size_t)i.i1 * src->nb[1] + (size_t)i.i2 * src->nb[2] + (size_t)i.i3 * src->nb[3],
                row);
-        if (++i1 == ne1) {
-            i1 = 0;
-            if (++i2 == ne2) i2 = 0, i3++;
-        }
-    }
 }
 
 /* Contiguous src and dst of different types, dst past the caches: each thread converts whole

@@ -190,14 +190,14 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
 
     int64_t r0, r1;
     ct_cpu_split(ct_nrows(a), params, &r0, &r1);
-    int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
+    ct_cpu_row i = ct_cpu_row_at(r0, ne01, ne02);
     const bool stream = ct_nbytes(dst) >= CT_CPU_STREAM_MIN_BYTES;
-    for (int64_t r = r0; r < r1; r++) {
-        const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
-        char *y = (char *)dst->data + (size_t)i01 * nb1 + (size_t)i02 * nb2 + (size_t)i03 * nb3;
+    for (int64_t r = r0; r < r1; r++, ct_cpu_row_next(&i, ne01, ne02)) {
+        const char *x = (const char *)a->data + (size_t)i.i1 * nb01 + (size_t)i.i2 * nb02 + (size_t)i.i3 * nb03;
+        char *y = (char *)dst->data + (size_t)i.i1 * nb1 + (size_t)i.i2 * nb2 + (size_t)i.i3 * nb3;
         if (op == CT_OP_NORM) {
             /* the next row of this thread, when rows are packed one after another */
-            const char *next = r + 1 < r1 && i01 + 1 < ne01 && nb00 == sizeof(float) ? x + nb01 : NULL;
+            const char *next = r + 1 < r1 && i.i1 + 1 < ne01 && nb00 == sizeof(float) ? x + nb01 : NULL;
             const float mean = (float)(row_sum(x, nb00, 0.0f, false, ne00, NULL) / (double)ne00);
             const float variance = (float)(row_sum(x, nb00, mean, true, ne00, next) / (double)ne00);
             row_shift_scale(x, nb00, mean, 1.0f / sqrtf(variance + eps), y, nb0, ne00, stream);
@@ -207,13 +207,6 @@ void ct_cpu_norm(const ct_cpu_params *params, ct_tensor *dst) {
         } else {
             const float s = (float)row_sum(x, nb00, 0.0f, true, ne00, NULL);
             row_shift_scale(x, nb00, 0.0f, 1.0f / fmaxf(sqrtf(s), eps), y, nb0, ne00, stream);
-        }
-        if (++i01 == ne01) {
-            i01 = 0;
-            if (++i02 == ne02) {
-                i02 = 0;
-                i03++;
-            }
         }
     }
 }

@@ -94,26 +94,19 @@ void ct_cpu_reduce(const ct_cpu_params *params, ct_tensor *dst) {
     int64_t r0, r1;
     ct_cpu_split(nr, params, &r0, &r1);
     double total = 0.0;
-    int64_t i01 = ne01 ? r0 % ne01 : 0, i02 = ne01 && ne02 ? (r0 / ne01) % ne02 : 0;
-    int64_t i03 = r0 < r1 ? r0 / (ne01 * ne02) : 0; /* ne01 * ne02 fits: a has rows here */
-    for (int64_t r = r0; r < r1; r++) {
-        const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
+    /* r0 > 0 only where there are rows: ne01 * ne02 is then nonzero and fits */
+    ct_cpu_row i = ct_cpu_row_at(r0, ne01, ne02);
+    for (int64_t r = r0; r < r1; r++, ct_cpu_row_next(&i, ne01, ne02)) {
+        const char *x = (const char *)a->data + (size_t)i.i1 * nb01 + (size_t)i.i2 * nb02 + (size_t)i.i3 * nb03;
         if (dst->op == CT_OP_SUM) {
             total += row_sum(x, nb00, ne00);
         } else if (dst->op == CT_OP_CUMSUM) {
-            float *y = (float *)(void *)((char *)dst->data + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2] +
-                                         (size_t)i03 * dst->nb[3]);
+            float *y = (float *)(void *)((char *)dst->data + (size_t)i.i1 * dst->nb[1] + (size_t)i.i2 * dst->nb[2] +
+                                         (size_t)i.i3 * dst->nb[3]);
             cumsum_row(x, nb00, y, ne00);
         } else {
             const int32_t idx = argmax_row(x, nb00, ne00);
-            memcpy((char *)dst->data + (size_t)i01 * dst->nb[0], &idx, sizeof idx);
-        }
-        if (++i01 == ne01) {
-            i01 = 0;
-            if (++i02 == ne02) {
-                i02 = 0;
-                i03++;
-            }
+            memcpy((char *)dst->data + (size_t)i.i1 * dst->nb[0], &idx, sizeof idx);
         }
     }
     if (dst->op != CT_OP_SUM) return;

@@ -157,16 +157,17 @@ void ct_cpu_soft_max(const ct_cpu_params *params, ct_tensor *dst) {
 
     int64_t r0, r1;
     ct_cpu_split(ct_nrows(a), params, &r0, &r1);
-    int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
-    float slope = alibi_slope(max_bias, ne02, i02);
-    float sink = sinks ? ld((const char *)sinks->data + (size_t)i02 * sinks->nb[0]) : 0.0f;
+    ct_cpu_row i = ct_cpu_row_at(r0, ne01, ne02);
+    /* the head's ALiBi slope and sink, again when i2 moves */
+    float slope = alibi_slope(max_bias, ne02, i.i2);
+    float sink = sinks ? ld((const char *)sinks->data + (size_t)i.i2 * sinks->nb[0]) : 0.0f;
     for (int64_t r = r0; r < r1; r++) {
-        const char *x = (const char *)a->data + (size_t)i01 * a->nb[1] + (size_t)i02 * a->nb[2] +
-                        (size_t)i03 * a->nb[3];
-        float *y = (float *)(void *)((char *)dst->data + (size_t)i01 * dst->nb[1] + (size_t)i02 * dst->nb[2] +
-                                     (size_t)i03 * dst->nb[3]);
-        const char *m = mask ? (const char *)mask->data + (size_t)i01 * mask->nb[1] +
-                                   (size_t)(i02 % ne12) * mask->nb[2] + (size_t)(i03 % ne13) * mask->nb[3]
+        const char *x = (const char *)a->data + (size_t)i.i1 * a->nb[1] + (size_t)i.i2 * a->nb[2] +
+                        (size_t)i.i3 * a->nb[3];
+        float *y = (float *)(void *)((char *)dst->data + (size_t)i.i1 * dst->nb[1] + (size_t)i.i2 * dst->nb[2] +
+                                     (size_t)i.i3 * dst->nb[3]);
+        const char *m = mask ? (const char *)mask->data + (size_t)i.i1 * mask->nb[1] +
+                                   (size_t)(i.i2 % ne12) * mask->nb[2] + (size_t)(i.i3 % ne13) * mask->nb[3]
                              : NULL;
         float max;
         double sum;
@@ -191,14 +192,9 @@ void ct_cpu_soft_max(const ct_cpu_params *params, ct_tensor *dst) {
         else
 #endif
             pass_scale(y, inv, ne00);
-        if (++i01 == ne01) {
-            i01 = 0;
-            if (++i02 == ne02) {
-                i02 = 0;
-                i03++;
-            }
-            slope = alibi_slope(max_bias, ne02, i02);
-            if (sinks) sink = ld((const char *)sinks->data + (size_t)i02 * sinks->nb[0]);
+        if (ct_cpu_row_next(&i, ne01, ne02) > 1) {
+            slope = alibi_slope(max_bias, ne02, i.i2);
+            if (sinks) sink = ld((const char *)sinks->data + (size_t)i.i2 * sinks->nb[0]);
         }
     }
 }

@@ -78,18 +78,11 @@ void ct_cpu_sum_rows(const ct_cpu_params *params, ct_tensor *dst) {
 
     int64_t r0, r1;
     ct_cpu_split(ct_nrows(a), params, &r0, &r1);
-    int64_t i01 = r0 % ne01, i02 = (r0 / ne01) % ne02, i03 = r0 / (ne01 * ne02);
-    for (int64_t r = r0; r < r1; r++) {
-        const char *x = (const char *)a->data + (size_t)i01 * nb01 + (size_t)i02 * nb02 + (size_t)i03 * nb03;
+    ct_cpu_row i = ct_cpu_row_at(r0, ne01, ne02);
+    for (int64_t r = r0; r < r1; r++, ct_cpu_row_next(&i, ne01, ne02)) {
+        const char *x = (const char *)a->data + (size_t)i.i1 * nb01 + (size_t)i.i2 * nb02 + (size_t)i.i3 * nb03;
         float s = (float)(packed ? sum((const float *)(const void *)x, ne00) : sum_strided(x, nb00, ne00));
         if (mean) s /= (float)ne00;
-        memcpy((char *)dst->data + (size_t)i01 * nb1 + (size_t)i02 * nb2 + (size_t)i03 * nb3, &s, sizeof s);
-        if (++i01 == ne01) {
-            i01 = 0;
-            if (++i02 == ne02) {
-                i02 = 0;
-                i03++;
-            }
-        }
+        memcpy((char *)dst->data + (size_t)i.i1 * nb1 + (size_t)i.i2 * nb2 + (size_t)i.i3 * nb3, &s, sizeof s);
     }
 }
