@@ -16,6 +16,56 @@
 
 #define FA_QT 8
 
+/* A row's accumulator after one more key: acc * ms + v where the max grew (ms = exp(Mold - M)),
+ * else acc + vs * v (vs = exp(s - M)); a multiply and an add an element (no FMA: the library
+ * builds with -ffp-contract=off), so the AVX2 forms write the same bytes as the plain loop. v is
+ * V's row as floats; acc_key_f16_avx2 takes an F16 row as it is (its conversion is exact). */
+typedef void (*fa_acc_fn)(float *restrict acc, const void *restrict v, bool grew, float f, int64_t n);
+
+static void acc_key(float *restrict acc, const void *restrict vp, bool grew, float f, int64_t n) {
+    const float *v = vp;
+    if (grew) {
+        for (int64_t i = 0; i < n; i++) acc[i] = acc[i] * f + v[i];
+    } else {
+        for (int64_t i = 0; i < n; i++) acc[i] += f * v[i];
+    }
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2 1
+#define AVX2 __attribute__((target("avx2,f16c")))
+
+/* acc_key's two loops, 8 elements a step, V's 8 values from LOAD_V */
+#define ACC_KEY_STEPS(LOAD_V)                                                                              \
+    if (grew) {                                                                                          \
+        for (; i + 8 <= n; i += 8)                                                                       \
+            _mm256_storeu_ps(acc + i, _mm256_add_ps(_mm256_mul_ps(_mm256_loadu_ps(acc + i), vf), LOAD_V)); \
+    } else {                                                                                             \
+        for (; i + 8 <= n; i += 8)                                                                       \
+            _mm256_storeu_ps(acc + i, _mm256_add_ps(_mm256_loadu_ps(acc + i), _mm256_mul_ps(vf, LOAD_V))); \
+    }
+
+AVX2 static void acc_key_avx2(float *restrict acc, const void *restrict vp, bool grew, float f, int64_t n) {
+    const float *v = vp;
+    const __m256 vf = _mm256_set1_ps(f);
+    int64_t i = 0;
+    ACC_KEY_STEPS(_mm256_loadu_ps(v + i))
+    acc_key(acc + i, v + i, grew, f, n - i);
+}
+
+AVX2 static void acc_key_f16_avx2(float *restrict acc, const void *restrict vp, bool grew, float f, int64_t n) {
+    const uint16_t *v = vp;
+    const __m256 vf = _mm256_set1_ps(f);
+    int64_t i = 0;
+    ACC_KEY_STEPS(_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(v + i))))
+    for (; i < n; i++) {
+        const float x = ct_fp16_to_fp32_inline(v[i]);
+        acc[i] = grew ? acc[i] * f + x : acc[i] + f * x;
+    }
+}
+#endif
+
 bool ct_cpu_flash_attn_supported(const ct_tensor *op) {
     if (!ct_flash_attn_node_valid(op)) return false;
     const ct_tensor *q = op->src[0], *k = op->src[1], *v = op->src[2], *mask = op->src[3];
@@ -76,6 +126,8 @@ typedef struct fa_ctx {
     ct_dequantize_fn deq_k, deq_v;
     ct_quantize_fn quant_q;
     ct_dequantize_fn deq_q;
+    fa_acc_fn acc_key; /* takes V's rows as floats (deq_v's, where V is not F32) */
+    bool acc_f16;      /* acc_key takes F16 rows as they are (no deq_v) */
 } fa_ctx;
 
 static ct_dot_f_fn dot_for(ct_type t) {
@@ -148,8 +200,8 @@ static void run_task(const fa_ctx *c, const fa_scratch *w, int64_t t, int64_t j0
             c->dot(dk, kx, 0, 1, ys, ny, s + r0);
         }
         const char *vr = vbase + (size_t)j * v->nb[1];
-        const float *vf = (const float *)vr;
-        if (c->deq_v) {
+        const void *vf = vr;
+        if (c->deq_v && !c->acc_f16) {
             c->deq_v(vr, w->vf, dv);
             vf = w->vf;
         }
@@ -160,15 +212,14 @@ static void run_task(const fa_ctx *c, const fa_scratch *w, int64_t t, int64_t j0
             x += w->mv[r];
             const float Mold = w->M[r];
             float ms = 1.0f, vs = 1.0f;
-            float *acc = w->acc + (size_t)r * dv;
-            if (x > Mold) {
+            const bool grew = x > Mold;
+            if (grew) {
                 w->M[r] = x;
                 ms = expf(Mold - x);
-                for (int64_t i = 0; i < dv; i++) acc[i] = acc[i] * ms + vf[i];
             } else {
                 vs = expf(x - Mold);
-                for (int64_t i = 0; i < dv; i++) acc[i] += vs * vf[i];
             }
+            c->acc_key(w->acc + (size_t)r * dv, vf, grew, grew ? ms : vs, dv);
             w->S[r] = w->S[r] * ms + vs;
         }
     }
@@ -211,6 +262,13 @@ void ct_cpu_flash_attn(const ct_cpu_params *params, ct_tensor *dst) {
     c.deq_v = c.v->type == CT_TYPE_F32 ? NULL : ct_get_dequantize_fn(c.v->type);
     c.quant_q = c.qt == CT_TYPE_F32 ? NULL : ct_get_quantize_fn(c.qt);
     c.deq_q = c.qt == CT_TYPE_F32 ? NULL : ct_get_dequantize_fn(c.qt);
+    c.acc_key = acc_key;
+#ifdef HAVE_AVX2
+    if (ct_types_use_avx2()) {
+        c.acc_f16 = c.v->type == CT_TYPE_F16;
+        c.acc_key = c.acc_f16 ? acc_key_f16_avx2 : acc_key_avx2;
+    }
+#endif
     const int64_t dk = c.q->ne[0], dv = c.v->ne[0], n_kv = c.k->ne[1];
     const fa_plan p = make_plan(dst, params->nth);
     float *base = (float *)params->wdata + (size_t)params->ith * p.per_thread;
