@@ -180,10 +180,10 @@ void ct_cpu_binary(const ct_cpu_params *params, ct_tensor *dst) {
         else if (fast) row_f32(&f, ne0, ne10, xf, yf, (float *)(void *)z);
         else row_general(&f, a, b, dst, x, y, z);
         switch (ct_cpu_row_next(&i, ne1, ne2)) {
-        case 1:
+        case CT_CPU_ROW_I1:
             if (++j1 == ne11) j1 = 0;
             break;
-        case 2:
+        case CT_CPU_ROW_I2:
             j1 = 0;
             if (++j2 == ne12) j2 = 0;
             break;

@@ -33,11 +33,13 @@ static inline void ct_cpu_split(int64_t n, const ct_cpu_params *params, int64_t 
 
 /* A row (i1, i2, i3) of a tensor with ne1 x ne2 rows per ne3 index: ct_cpu_row_at finds row r
  * (r = 0 needs no division, so empty tensors are fine), ct_cpu_row_next steps to the next one
- * without divisions and says which index moved last: 1 (i1 only), 2 (i2, i1 back to 0) or 3
- * (i3, both back to 0). */
+ * without divisions and says which index moved: CT_CPU_ROW_I1 (i1 only), CT_CPU_ROW_I2 (i2, i1
+ * back to 0) or CT_CPU_ROW_I3 (i3, both back to 0). */
 typedef struct ct_cpu_row {
     int64_t i1, i2, i3;
 } ct_cpu_row;
+
+enum { CT_CPU_ROW_I1 = 1, CT_CPU_ROW_I2, CT_CPU_ROW_I3 };
 
 static inline ct_cpu_row ct_cpu_row_at(int64_t r, int64_t ne1, int64_t ne2) {
     if (r == 0) return (ct_cpu_row){0, 0, 0};
@@ -45,12 +47,12 @@ static inline ct_cpu_row ct_cpu_row_at(int64_t r, int64_t ne1, int64_t ne2) {
 }
 
 static inline int ct_cpu_row_next(ct_cpu_row *p, int64_t ne1, int64_t ne2) {
-    if (++p->i1 < ne1) return 1;
+    if (++p->i1 < ne1) return CT_CPU_ROW_I1;
     p->i1 = 0;
-    if (++p->i2 < ne2) return 2;
+    if (++p->i2 < ne2) return CT_CPU_ROW_I2;
     p->i2 = 0;
     p->i3++;
-    return 3;
+    return CT_CPU_ROW_I3;
 }
 
 /* Waits until every thread of the node has reached the barrier. */

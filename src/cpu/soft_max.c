@@ -192,7 +192,7 @@ void ct_cpu_soft_max(const ct_cpu_params *params, ct_tensor *dst) {
         else
 #endif
             pass_scale(y, inv, ne00);
-        if (ct_cpu_row_next(&i, ne01, ne02) > 1) {
+        if (ct_cpu_row_next(&i, ne01, ne02) != CT_CPU_ROW_I1) {
             slope = alibi_slope(max_bias, ne02, i.i2);
             if (sinks) sink = ld((const char *)sinks->data + (size_t)i.i2 * sinks->nb[0]);
         }

@@ -105,6 +105,8 @@ static void fa_test_cases(cto_case_list *l) {
     add_fa(l, 256, 256, 1, 4, 1, 200, 48, M, 0.0f, 0.0f, CT_TYPE_Q4_0, CT_TYPE_F16);
     add_fa(l, 64, 64, 2, 1, 1, 50, 20, M | FA_BIG, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
     add_fa(l, 64, 64, 2, 1, 1, 0, 17, S, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
+    /* F16 K and V from 64 query rows: the CPU keeps Q in fp32 there (ggml-cpu's tiled path) */
+    add_fa(l, 128, 128, 2, 2, 1, 160, 70, M | S | V, 0.0f, 0.0f, CT_TYPE_F16, CT_TYPE_F16);
 }
 
 static void fa_perf_cases(cto_case_list *l, double s) {

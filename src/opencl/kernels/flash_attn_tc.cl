@@ -14,7 +14,7 @@
  * half w >> 1 of Dv). The end is flash_attn.cl's: dst (sink, 1/S) or the split's partial.
  *
  * Differences from the fp32 kernel: Q, K, V and P as F16 operands (products exact in fp32,
- * sums the tensor cores'); V rows of keys that every row of the tile masks are zeros, but a
+ * sums the tensor cores'; a Q value past F16's 65504 becomes inf, as in ggml-cuda); V rows of keys that every row of the tile masks are zeros, but a
  * key masked for some rows only is multiplied by their zero probability (an inf or NaN
  * there reaches them, where the fp32 kernel skips it). */
 
@@ -102,7 +102,8 @@ __kernel void ct_flash_attn_ext_tc_f32(__global const uchar *q, ulong offq, __gl
     const __global uchar *mb = mask + offm + (ulong)(h % a.nem2) * a.nbm2 + (ulong)(i3 % a.nem3) * a.nbm3;
     const int kt = a.k_type, vt = a.v_type;
     const int ka16 = ((ulong)kb & 15) == 0 && (a.nbk1 & 15) == 0, va16 = ((ulong)vb & 15) == 0 && (a.nbv1 & 15) == 0;
-    const int mt = w & 1, dvh = w >> 1, ntw = dv / 16, c0 = dvh * (dv / 2);
+    /* warp w's rows 16 mt; its keys 16 kh of a tile in S, its Dv columns c0 + [0, Dv / 2) in O */
+    const int mt = w & 1, kh = w >> 1, ntw = dv / 16, c0 = (w >> 1) * (dv / 2);
     const int rr = tid >> 2, quarter = tid & 3; /* the softmax: 4 work-items a row, 8 keys each */
 
     float o[FT_MAX_NT][4];
@@ -145,14 +146,14 @@ TC_UNROLL
         barrier(CLK_LOCAL_MEM_FENCE);
         if (!lany[tile & 1]) continue; /* the same for the whole work-group */
 
-        /* S = Q K^T: rows 16 mt + [0, 16), keys 16 half + [0, 16) */
+        /* S = Q K^T: rows 16 mt + [0, 16), keys 16 kh + [0, 16) */
         float sacc[2][4] = {{0.0f, 0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f, 0.0f}};
         for (int ks = 0; ks < dk / 16; ks++) {
             const __local uint *pa = lq + (16 * mt + g) * ldq + 8 * ks + q4;
             const uint af[4] = {pa[0], pa[8 * ldq], pa[4], pa[8 * ldq + 4]};
 TC_UNROLL
             for (int j = 0; j < 2; j++) {
-                const __local uint *pb = lkv + (16 * dvh + 8 * j + g) * ldq + 8 * ks + q4;
+                const __local uint *pb = lkv + (16 * kh + 8 * j + g) * ldq + 8 * ks + q4;
                 const uint bfr[2] = {pb[0], pb[4]};
                 tc_mma(sacc[j], af, bfr, xch, 0);
             }
@@ -161,7 +162,7 @@ TC_UNROLL
         for (int j = 0; j < 2; j++) {
 TC_UNROLL
             for (int e = 0; e < 4; e++) {
-                const int r = 16 * mt + g + 8 * (e >> 1), c = 16 * dvh + 8 * j + 2 * q4 + (e & 1);
+                const int r = 16 * mt + g + 8 * (e >> 1), c = 16 * kh + 8 * j + 2 * q4 + (e & 1);
                 const float m = ls[r * FT_LDS + c];
                 float x = -INFINITY;
                 if (m != -INFINITY) {
@@ -254,6 +255,7 @@ TC_UNROLL
         }
         return;
     }
+    /* lms now holds each row's output factor (the rescales are done) */
     if (tid < nr) lms[tid] = fa_out_factor(&a, sinks, offs, h, lM[tid], lS[tid]);
     barrier(CLK_LOCAL_MEM_FENCE);
 TC_UNROLL
