@@ -211,7 +211,7 @@ typedef struct mm_plan {
     size_t work_bytes; /* mvq: src1 quantized (per src1 row: ne00 bytes of q, ne00 / 32 (d, s) pairs of 8 bytes) */
     bool f16y;         /* src1 F16: widened first to packed F32 rows at y_offset of the work memory */
     bool y16;          /* tensor-core tiles: src1 as packed 16-bit operand rows at y_offset instead */
-    size_t y_offset, y_bytes;
+    size_t y_offset, y_bytes, y_row_bytes; /* f16y or y16: where src1's copy lies, its bytes, a row's */
 } mm_plan;
 
 static void plan_mvq(ct_ocl_enc *enc, const ct_tensor *node, const mm_kernels *k, mm_plan *p) {
@@ -262,6 +262,7 @@ static void plan_y_copy(ct_ocl_enc *enc, const ct_tensor *b, size_t row_bytes, m
         return;
     }
     p->y_offset = off / F16Y_ALIGN * F16Y_ALIGN;
+    p->y_row_bytes = row_bytes;
     p->work_bytes = nrows;
 }
 
@@ -376,18 +377,13 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     /* src1 as the kernels read it: the tensor, or its copy in the work memory */
     const cl_mem work = p.mvq || p.f16y || p.y16 ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
     ct_u64 nb1x[4] = {b->nb[0], b->nb[1], b->nb[2], b->nb[3]};
-    if (p.f16y) {
-        nb1x[0] = sizeof(float);
-        nb1x[1] = (ct_u64)b->ne[0] * sizeof(float);
+    if (p.f16y || p.y16) { /* the copy's packed rows, as plan_y_copy sized them */
+        nb1x[0] = p.f16y ? sizeof(float) : sizeof(uint16_t);
+        nb1x[1] = p.y_row_bytes;
         nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
         nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
-        ct_ocl_mm_widen_f16_y(enc, b, work, p.y_offset);
-    } else if (p.y16) {
-        nb1x[0] = sizeof(uint16_t);
-        nb1x[1] = y16_row_bytes(b);
-        nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
-        nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
-        y16_copy(enc, a->type, b, work, p.y_offset);
+        if (p.f16y) ct_ocl_mm_widen_f16_y(enc, b, work, p.y_offset);
+        else y16_copy(enc, a->type, b, work, p.y_offset);
     }
     const ct_mul_mat_args args = {
         .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
