@@ -143,6 +143,7 @@ static const char *be_get_name(const ct_backend *backend) { return ((ct_ocl_back
 
 static void be_destroy(ct_ocl_backend *be) {
     if (be->queue) clFinish(be->queue);
+    if (be->profile.on) ct_ocl_profile_report(be);
     ct_ocl_replay_free(be); /* the command buffers, before the kernels and memory they name */
     for (int k = 0; k < CT_OCL_K_COUNT; k++) {
         if (be->kernels[k]) clReleaseKernel(be->kernels[k]);
@@ -203,6 +204,15 @@ static ct_status finish(ct_ocl_backend *be, ct_graph *graph, ct_status st) {
     return st;
 }
 
+/* ct_ocl_trace_submit, its host time summed when profiling. */
+static ct_status submit(ct_ocl_backend *be, ct_graph *graph, bool may_replay) {
+    if (!be->profile.on) return ct_ocl_trace_submit(be, graph, may_replay);
+    const uint64_t t0 = ct_ocl_now_ns();
+    ct_status st = ct_ocl_trace_submit(be, graph, may_replay);
+    be->profile.submit_ns += ct_ocl_now_ns() - t0;
+    return st;
+}
+
 static bool skipped(const ct_tensor *node) { return ct_is_empty(node) || is_noop(node); }
 
 /* Unsupported nodes fail before anything is encoded (ct_backend_graph_compute asks
@@ -257,6 +267,7 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
     be->where_node = NULL;
     be->flag_used = false;
     cl_int err;
+    if (be->profile.on) ct_ocl_profile_begin(be);
 
     int n = ct_graph_n_nodes(graph);
     bool first = true;
@@ -295,14 +306,15 @@ static ct_status be_graph_compute(ct_backend *backend, ct_graph *graph) {
             CT_ASSERT(st != CT_OK || (n_nodes >= 1 && n_nodes <= n - i));
             be->n_fused += (uint64_t)(n_nodes - 1);
         }
-        if (st == CT_OK && per_node) st = ct_ocl_trace_submit(be, graph, false);
+        if (st == CT_OK && per_node) st = submit(be, graph, false);
     }
     /* A node that fails to encode does not run, nor do the ones after it; earlier ones may
      * have (a callback hands each node over before encoding the next). */
-    if (st == CT_OK && !per_node) st = ct_ocl_trace_submit(be, graph, true);
+    if (st == CT_OK && !per_node) st = submit(be, graph, true);
     else if (st != CT_OK) ct_ocl_trace_discard(be);
     be->graph = NULL;
     st = finish(be, graph, st);
+    if (be->profile.on) ct_ocl_profile_end(be);
     be->where_node = NULL; /* the graph's nodes may not outlive the compute */
     return st;
 }
@@ -399,8 +411,12 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     be->replay_enabled = d->has_cmdbuf && want_replay;
     const char *fusion = getenv("CT_OPENCL_FUSION");
     be->fusion_enabled = !(fusion && strcmp(fusion, "0") == 0);
+    const char *flush = getenv("CT_OPENCL_FLUSH_LAUNCHES");
+    be->flush_launches = flush && *flush ? (unsigned)strtoul(flush, NULL, 10) : CT_OCL_FLUSH_LAUNCHES;
+    be->profile.on = ct_ocl_profile_wanted();
     cl_int err;
-    be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, 0, &err));
+    const cl_command_queue_properties props = be->profile.on ? CL_QUEUE_PROFILING_ENABLE : 0;
+    be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, props, &err));
     if (err != CL_SUCCESS) {
         be->queue = NULL;
         ct_status st = ct_fail(CT_DEVICE_ERROR, "ct_device_init_backend: %s: clCreateCommandQueue failed: %s (%d)",

@@ -42,6 +42,14 @@ struct ct_ocl_enc {
     int n_resolved;
     const ct_tensor *resolved_tensor[CT_OCL_ENC_MAX_TENSORS];
     ct_ocl_tensor_ref resolved[CT_OCL_ENC_MAX_TENSORS];
+    /* What the last MUL_MAT left in the work memory (encoders/mul_mat.c): its src1 in the
+     * form `form` at `offset`, made for node `node`, whose result was `dst`. The next
+     * MUL_MAT with the same src1 and form takes it as it is, when only views lie between. */
+    struct {
+        const ct_tensor *src, *dst;
+        int node, form;
+        size_t offset;
+    } work_y;
 };
 
 /* Starts node i of enc->graph: clears the error and the resolved tensors. */

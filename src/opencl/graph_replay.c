@@ -171,6 +171,7 @@ static ct_status play(ct_ocl_backend *be, ct_graph *graph) {
         be->arg_memo_epoch = epoch;
     }
     const unsigned char *p = be->trace.bytes, *end = p + be->trace.len;
+    unsigned launches = 0;
     while (p < end) {
         rec_view r;
         p = rec_next(p, &r);
@@ -187,10 +188,15 @@ static ct_status play(ct_ocl_backend *be, ct_graph *graph) {
             }
             continue;
         }
-        cl_int err = clEnqueueNDRangeKernel(be->queue, k, 3, NULL, r.global, r.local, 0, NULL, NULL);
+        cl_event *event = be->profile.on ? ct_ocl_profile_slot(be, r.h.kernel) : NULL;
+        cl_int err = clEnqueueNDRangeKernel(be->queue, k, 3, NULL, r.global, r.local, 0, NULL, event);
         if (err != CL_SUCCESS) {
+            if (event) be->profile.n--; /* no event came */
             return node_fail_cl(be, graph, r.h.node, "clEnqueueNDRangeKernel", ct_ocl_kernel_table[r.h.kernel].name,
                                 err, "");
+        }
+        if (be->flush_launches && ++launches % be->flush_launches == 0 && (err = clFlush(be->queue)) != CL_SUCCESS) {
+            return node_fail_cl(be, graph, r.h.node, "clFlush", ct_ocl_kernel_table[r.h.kernel].name, err, "");
         }
     }
     return CT_OK;
@@ -364,7 +370,9 @@ ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_repl
         }
         if (s && s->cb) {
             s->last_use = ++be->replay_clock;
-            cl_int err = be->dev->cmdbuf.enqueue(1, &be->queue, s->cb, 0, NULL, NULL);
+            cl_event *event = be->profile.on ? ct_ocl_profile_slot(be, CT_OCL_K_COUNT) : NULL;
+            cl_int err = be->dev->cmdbuf.enqueue(1, &be->queue, s->cb, 0, NULL, event);
+            if (event && err != CL_SUCCESS) be->profile.n--;
             if (err == CL_SUCCESS) {
                 be->n_replayed++;
                 trace_reset(be);

@@ -291,6 +291,8 @@ typedef struct ct_ocl_replay_slot {
 #define CT_OCL_REPLAY_SLOTS 4
 /* Traces with fewer launches are always played: replay saves little there. */
 #define CT_OCL_REPLAY_MIN_LAUNCHES 2
+/* Launches between the flushes of a played trace (ct_ocl_backend.flush_launches). */
+#define CT_OCL_FLUSH_LAUNCHES 0
 
 /* The arguments play() remembers per kernel (the first ones, up to this many bytes each:
  * buffers, offsets, scalars; argument structs are set every launch). */
@@ -301,6 +303,26 @@ typedef struct ct_ocl_arg_memo {
     bool local;    /* __local memory of size bytes */
     unsigned char value[CT_OCL_ARG_MEMO_BYTES];
 } ct_ocl_arg_memo;
+
+/* Kernel profiling (profile.c, CT_OPENCL_PROFILE): the launches of the compute under
+ * way (an event and a kernel id each; the id CT_OCL_K_COUNT is a replayed command buffer)
+ * and the sums since the backend was made. */
+#define CT_OCL_PROFILE_EVENTS 1024
+#define CT_OCL_PROFILE_KINDS (CT_OCL_K_COUNT + 1)
+typedef struct ct_ocl_profile {
+    bool on;
+    int n;
+    cl_event events[CT_OCL_PROFILE_EVENTS];
+    uint16_t kernel_of[CT_OCL_PROFILE_EVENTS];
+    uint64_t launches[CT_OCL_PROFILE_KINDS], device_ns[CT_OCL_PROFILE_KINDS];
+    /* per compute, summed: wall (entry to return), the host's submit (the driver calls),
+     * the device's span (first kernel's start to the last one's end) and busy time (the
+     * kernels' own; below the span where the device waited between kernels) */
+    uint64_t computes, wall_ns, submit_ns, span_ns, busy_ns;
+    uint64_t lost; /* launches the driver gave no times for */
+    uint64_t compute_start_ns, compute_busy_ns;
+    cl_ulong compute_first, compute_last;
+} ct_ocl_profile;
 
 /* ---- backend instance ------------------------------------------------------ */
 
@@ -371,6 +393,11 @@ struct ct_ocl_backend {
     int where_index;
     char where[CT_MAX_NAME + 64];
     ct_ocl_test_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
+    /* Launches between two clFlush calls of a played trace (0: none; the compute's wait
+     * flushes the rest), so that the device starts on a long graph while the host still
+     * enqueues it: CT_OPENCL_FLUSH_LAUNCHES, else CT_OCL_FLUSH_LAUNCHES (docs/BACKENDS.md). */
+    unsigned flush_launches;
+    ct_ocl_profile profile;
 };
 
 /* graph_replay.c. Appends to be->trace (CT_OUT_OF_MEMORY when host memory runs
@@ -383,6 +410,15 @@ ct_status ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const siz
  * each argument and launch through the queue. Errors name the node of the
  * failing command (graph gives the names). Does not wait. */
 ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_replay);
+/* profile.c: whether CT_OPENCL_PROFILE asks for profiling; a monotonic clock; the
+ * event of the next launch (which waits for the events taken when CT_OCL_PROFILE_EVENTS
+ * are); a compute's start and end (after its wait); the log of the sums (backend free). */
+bool ct_ocl_profile_wanted(void);
+uint64_t ct_ocl_now_ns(void);
+cl_event *ct_ocl_profile_slot(ct_ocl_backend *be, uint32_t id);
+void ct_ocl_profile_begin(ct_ocl_backend *be);
+void ct_ocl_profile_end(ct_ocl_backend *be);
+void ct_ocl_profile_report(ct_ocl_backend *be);
 /* Empties the trace without running it (an encoder failed). */
 void ct_ocl_trace_discard(ct_ocl_backend *be);
 /* Releases the recorded command buffers and the trace's memory (backend free). */

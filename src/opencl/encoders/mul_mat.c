@@ -366,6 +366,37 @@ ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size
     return enc->st;
 }
 
+/* The forms src1 takes in the work memory (ct_ocl_enc.work_y): 8-bit blocks (in Q6_K's
+ * layout or the others'), widened to F32, or the tensor cores' F16 or BF16 rows. */
+enum { Y_NONE, Y_QUANTIZED, Y_QUANTIZED_Q6_K, Y_WIDENED, Y_F16, Y_BF16 };
+
+static int y_form(const mm_plan *p, ct_type a_type) {
+    if (p->mvq) return a_type == CT_TYPE_Q6_K ? Y_QUANTIZED_Q6_K : Y_QUANTIZED;
+    if (p->f16y) return Y_WIDENED;
+    if (p->y16) return a_type == CT_TYPE_F16 ? Y_F16 : Y_BF16;
+    return Y_NONE;
+}
+
+/* Whether two tensors' bytes may share memory. */
+static bool may_overlap(const ct_tensor *x, const ct_tensor *y) {
+    const ct_buffer *bx = x->view_src ? x->view_src->buffer : x->buffer;
+    const ct_buffer *by = y->view_src ? y->view_src->buffer : y->buffer;
+    if (bx != by) return false;
+    const char *px = x->data, *py = y->data;
+    return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
+}
+
+/* Whether the work memory holds src1 b in form as the last MUL_MAT left it: only views lie
+ * between that node and this one, and its result did not overwrite b. */
+static bool work_y_held(const ct_ocl_enc *enc, const ct_tensor *b, int form, size_t offset) {
+    if (form == Y_NONE || enc->work_y.src != b || enc->work_y.form != form || enc->work_y.offset != offset) return false;
+    for (int i = enc->work_y.node + 1; i < enc->node_index; i++) {
+        const ct_tensor *n = ct_graph_node(enc->graph, i);
+        if (!ct_op_is_view(n->op) && !ct_is_empty(n)) return false;
+    }
+    return !may_overlap(enc->work_y.dst, b);
+}
+
 ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
     CT_ASSERT(ct_ocl_mul_mat_supported(enc->be->dev, node));
     *n_nodes = 1;
@@ -376,14 +407,27 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     if (enc->st != CT_OK) return enc->st;
     /* src1 as the kernels read it: the tensor, or its copy in the work memory */
     const cl_mem work = p.mvq || p.f16y || p.y16 ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
+    /* the MUL_MAT before this one (q, k and v of one input; gate and up) may have left src1
+     * in the work memory as this node reads it */
+    const int form = y_form(&p, a->type);
+    const bool held = work_y_held(enc, b, form, p.y_offset);
+    if (form != Y_NONE) {
+        enc->work_y.src = b, enc->work_y.dst = node, enc->work_y.node = enc->node_index;
+        enc->work_y.form = form, enc->work_y.offset = p.y_offset;
+    }
     ct_u64 nb1x[4] = {b->nb[0], b->nb[1], b->nb[2], b->nb[3]};
     if (p.f16y || p.y16) { /* the copy's packed rows, as plan_y_copy sized them */
         nb1x[0] = p.f16y ? sizeof(float) : sizeof(uint16_t);
         nb1x[1] = p.y_row_bytes;
         nb1x[2] = nb1x[1] * (ct_u64)b->ne[1];
         nb1x[3] = nb1x[2] * (ct_u64)b->ne[2];
-        if (p.f16y) ct_ocl_mm_widen_f16_y(enc, b, work, p.y_offset);
-        else y16_copy(enc, a->type, b, work, p.y_offset);
+        if (held) {
+            /* made by the node before */
+        } else if (p.f16y) {
+            ct_ocl_mm_widen_f16_y(enc, b, work, p.y_offset);
+        } else {
+            y16_copy(enc, a->type, b, work, p.y_offset);
+        }
     }
     const ct_mul_mat_args args = {
         .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
@@ -416,14 +460,16 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     }
 
     /* src1 into 8-bit blocks in the work memory, four values a work-item ... */
-    const size_t qy_local[3] = {CT_QY_WG, 1, 1};
-    const size_t qy_groups[3] = {((size_t)a->ne[0] / 4 + CT_QY_WG - 1) / CT_QY_WG, (size_t)b->ne[1],
-                                 (size_t)b->ne[2] * (size_t)b->ne[3]};
-    ct_ocl_enc_kernel(enc, CT_OCL_K_QUANTIZE_QY);
-    MM_ARG_SRC1();
-    ct_ocl_arg_mem(enc, work);
-    ct_ocl_arg_bytes(enc, &args, sizeof args);
-    ct_ocl_enc_dispatch(enc, qy_groups, qy_local);
+    if (!held) {
+        const size_t qy_local[3] = {CT_QY_WG, 1, 1};
+        const size_t qy_groups[3] = {((size_t)a->ne[0] / 4 + CT_QY_WG - 1) / CT_QY_WG, (size_t)b->ne[1],
+                                     (size_t)b->ne[2] * (size_t)b->ne[3]};
+        ct_ocl_enc_kernel(enc, CT_OCL_K_QUANTIZE_QY);
+        MM_ARG_SRC1();
+        ct_ocl_arg_mem(enc, work);
+        ct_ocl_arg_bytes(enc, &args, sizeof args);
+        ct_ocl_enc_dispatch(enc, qy_groups, qy_local);
+    }
     /* ... then the integer-dot mat-vec */
     ct_ocl_enc_kernel(enc, p.id);
     ct_ocl_arg_tensor(enc, a, "src0");

@@ -1,0 +1,180 @@
+/* OpenCL MUL_MATs that share src1 (docs/BACKENDS.md, "Shared src1"): the q, k and v
+ * projections of one input, or a feed-forward's gate and up, run one after the other on
+ * the same src1, and the second and third take the copy of src1 (8-bit blocks, or F32
+ * widened from F16) that the first left in the work memory instead of making it again.
+ * Each graph is computed on the CPU backend, on an OpenCL backend whole, and on the same
+ * OpenCL backend one MUL_MAT per graph (nothing to share). Checked:
+ *   - the whole graph's results are the same bytes as the one-node graphs', and within the
+ *     mat-vec threshold of the CPU's;
+ *   - the whole graph launched the quantizing (or widening) kernel as often as expected,
+ *     counted by the backend's profile (CT_OPENCL_PROFILE is set for it): once where the
+ *     MUL_MATs follow each other with only views between, again after a node that is
+ *     not a view, after a Q6_K weight (whose blocks are laid out apart) and on another src1.
+ * Exits 77 (skipped) without an OpenCL device. */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef CT_HAVE_OPENCL
+
+int main(void) {
+    tu_init("test_opencl_shared_y");
+    printf("SKIP: ctensor was built without OpenCL (CT_OPENCL=OFF)\n");
+    return 77;
+}
+
+#else
+
+#include "opencl/opencl_internal.h"
+
+enum { SKIP = 77, MAX_T = 32, MAX_MM = 4 };
+
+/* One case: MUL_MATs of weights of types w[i] (m rows each, k wide) by one src1 of n
+ * columns of type yt; `between` puts a SCALE of the first product between the first
+ * and second MUL_MAT, `other_y` gives the last MUL_MAT a src1 of its own. */
+typedef struct mm_case {
+    const char *what;
+    ct_type w[MAX_MM];
+    int n_mm;
+    int64_t m, k, n;
+    ct_type yt;
+    bool between, other_y;
+    int want_y_kernels; /* launches of the quantizing or widening kernel in the whole graph */
+} mm_case;
+
+static ct_backend *cpu, *ocl;
+
+static void fill(ct_tensor *t, int salt) {
+    const size_t n = ct_nbytes(t);
+    uint8_t *bytes = malloc(n);
+    if (!bytes) return;
+    if (t->type == CT_TYPE_F32) {
+        for (size_t i = 0; i < n / 4; i++) {
+            const float v = (float)((double)(((i + 1) * 2654435761u + (size_t)salt * 40503u) % 2001) / 1000.0 - 1.0);
+            memcpy(bytes + 4 * i, &v, 4);
+        }
+    } else if (t->type == CT_TYPE_F16) {
+        for (size_t i = 0; i < n / 2; i++) {
+            const uint16_t h = (uint16_t)((0x3000 + (i * 7 + (size_t)salt) % 0x0c00) | ((i & 1) << 15));
+            memcpy(bytes + 2 * i, &h, 2);
+        }
+    } else { /* a weight: quantized floats, so every block is valid */
+        const size_t count = (size_t)ct_nelements(t);
+        float *x = malloc(count * sizeof *x);
+        for (size_t i = 0; x && i < count; i++) {
+            x[i] = (float)((double)(((i + 3) * 2246822519u + (size_t)salt * 3266489917u) % 4001) / 2000.0 - 1.0);
+        }
+        if (!x || ct_quantize_row(t->type, x, bytes, (int64_t)count) != CT_OK) memset(bytes, 0, n);
+        free(x);
+    }
+    ct_tensor_set(t, bytes, 0, n);
+    free(bytes);
+}
+
+/* The case's graph on be: every product (or only product `only`, when >= 0), results in res. */
+static bool compute(const mm_case *c, ct_backend *be, int only, float *res[MAX_MM], uint64_t *y_kernels) {
+    ct_context *ctx = ct_context_new(
+        (ct_context_params){.mem_size = MAX_T * ct_tensor_overhead() + ct_graph_overhead(MAX_T), .no_alloc = true});
+    ct_graph *g = ctx ? ct_graph_new(ctx, MAX_T) : NULL;
+    bool ok = g != NULL;
+    ct_tensor *y = ok ? ct_tensor_new_2d(ctx, c->yt, c->k, c->n) : NULL;
+    ct_tensor *y2 = ok && c->other_y ? ct_tensor_new_2d(ctx, c->yt, c->k, c->n) : NULL;
+    /* src1 reaches the products through a view, as a model's reshaped activations do */
+    ct_tensor *yv = y ? ct_view_2d(ctx, y, c->k, c->n, y->nb[1], 0) : NULL;
+    ct_tensor *w[MAX_MM] = {0}, *p[MAX_MM] = {0};
+    for (int i = 0; i < c->n_mm && ok; i++) {
+        w[i] = ct_tensor_new_2d(ctx, c->w[i], c->k, c->m);
+        ct_tensor *src1 = c->other_y && i == c->n_mm - 1 ? y2 : yv;
+        p[i] = w[i] && src1 ? ct_mul_mat(ctx, w[i], src1) : NULL;
+        if (p[i] && c->between && i == 0) p[i] = ct_scale(ctx, p[i], 0.5f);
+        ok = p[i] != NULL;
+    }
+    for (int i = 0; i < c->n_mm && ok; i++) {
+        if (only < 0 || only == i) ok = ct_graph_build_forward(g, p[i]) == CT_OK;
+    }
+    ct_buffer *buf = NULL;
+    ok = ok && ct_context_alloc_tensors(ctx, ct_backend_buffer_type(be), &buf) == CT_OK;
+    CHECK_MSG(ok, "%s: building on %s: %s", c->what, ct_backend_name(be), ct_last_error());
+    if (ok) {
+        fill(y, 1);
+        if (y2) fill(y2, 2);
+        for (int i = 0; i < c->n_mm; i++) fill(w[i], 10 + i);
+    }
+    ct_ocl_backend *ob = ct_backend_is_cpu(be) ? NULL : be->context;
+    const uint64_t q0 = ob ? ob->profile.launches[CT_OCL_K_QUANTIZE_QY] + ob->profile.launches[CT_OCL_K_MUL_MAT_F16_Y] : 0;
+    ok = ok && ct_backend_graph_compute(be, g) == CT_OK;
+    CHECK_MSG(ok, "%s: compute on %s: %s", c->what, ct_backend_name(be), ct_last_error());
+    if (y_kernels && ob) {
+        *y_kernels = ob->profile.launches[CT_OCL_K_QUANTIZE_QY] + ob->profile.launches[CT_OCL_K_MUL_MAT_F16_Y] - q0;
+    }
+    for (int i = 0; i < c->n_mm && ok; i++) {
+        if (only >= 0 && only != i) continue;
+        res[i] = malloc(ct_nbytes(p[i]));
+        ok = res[i] && ct_tensor_get(p[i], res[i], 0, ct_nbytes(p[i])) == CT_OK;
+    }
+    ct_buffer_free(buf);
+    ct_context_free(ctx);
+    return ok;
+}
+
+static void run(const mm_case *c) {
+    float *want[MAX_MM] = {0}, *whole[MAX_MM] = {0}, *alone[MAX_MM] = {0};
+    uint64_t y_kernels = 0;
+    bool ok = compute(c, cpu, -1, want, NULL) && compute(c, ocl, -1, whole, &y_kernels);
+    for (int i = 0; i < c->n_mm && ok; i++) ok = compute(c, ocl, i, alone, NULL);
+    const size_t n = (size_t)(c->m * c->n);
+    for (int i = 0; i < c->n_mm && ok; i++) {
+        CHECK_MSG(memcmp(whole[i], alone[i], n * sizeof(float)) == 0, "%s: product %d differs from its own graph's",
+                  c->what, i);
+        double err = 0, ref = 0;
+        for (size_t j = 0; j < n; j++) {
+            err += ((double)whole[i][j] - want[i][j]) * ((double)whole[i][j] - want[i][j]);
+            ref += (double)want[i][j] * want[i][j];
+        }
+        CHECK_MSG(err <= 5e-4 * ref, "%s: product %d NMSE %g against the CPU", c->what, i, ref > 0 ? err / ref : err);
+    }
+    CHECK_MSG(!ok || y_kernels == (uint64_t)c->want_y_kernels, "%s: %llu src1 copies made, expected %d", c->what,
+              (unsigned long long)y_kernels, c->want_y_kernels);
+    printf("%s: %llu src1 copies for %d products\n", c->what, (unsigned long long)y_kernels, c->n_mm);
+    for (int i = 0; i < MAX_MM; i++) {
+        free(want[i]);
+        free(whole[i]);
+        free(alone[i]);
+    }
+}
+
+int main(void) {
+    tu_init("test_opencl_shared_y");
+    ct_device *dev = tu_opencl_device();
+    if (!dev) {
+        printf("SKIP: no OpenCL device\n");
+        return SKIP;
+    }
+    setenv("CT_OPENCL_PROFILE", "1", 1); /* the launch counts */
+    CHECK(ct_backend_cpu_init(&cpu) == CT_OK);
+    CHECK(ct_device_init_backend(dev, NULL, &ocl) == CT_OK);
+    unsetenv("CT_OPENCL_PROFILE");
+    if (!cpu || !ocl) return tu_finish();
+    ct_log_set_level(CT_LOG_ERROR); /* the profile's lines at the backend's free */
+    const ct_type Q4_0 = CT_TYPE_Q4_0, Q8_0 = CT_TYPE_Q8_0, Q4_K = CT_TYPE_Q4_K, Q6_K = CT_TYPE_Q6_K;
+    const mm_case cases[] = {
+        {"q, k, v: Q4_0, one column", {Q4_0, Q4_0, Q4_0}, 3, 96, 256, 1, CT_TYPE_F32, false, false, 1},
+        {"gate, up: Q4_K, Q8_0, 3 columns", {Q4_K, Q8_0}, 2, 64, 512, 3, CT_TYPE_F32, false, false, 1},
+        {"Q4_K, Q6_K, Q6_K, Q4_0 (the layouts apart)", {Q4_K, Q6_K, Q6_K, Q4_0}, 4, 40, 256, 2, CT_TYPE_F32,
+         false, false, 3},
+        {"a SCALE between", {Q8_0, Q8_0, Q8_0}, 3, 32, 256, 1, CT_TYPE_F32, true, false, 2},
+        {"the last on another src1", {Q4_0, Q4_0, Q4_0}, 3, 32, 256, 1, CT_TYPE_F32, false, true, 2},
+        {"F16 src1, quantized weights", {Q4_0, Q8_0}, 2, 48, 256, 1, CT_TYPE_F16, false, false, 2},
+        {"F16 src1, F16 weights", {CT_TYPE_F16, CT_TYPE_F16, CT_TYPE_F16}, 3, 48, 128, 2, CT_TYPE_F16, false, false,
+         1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run(&cases[i]);
+    ct_backend_free(ocl);
+    ct_backend_free(cpu);
+    return tu_finish();
+}
+
+#endif
