@@ -14,7 +14,8 @@
  * output, a view of the norm, MUL(norm, norm), an F16 weight, a weight with strided
  * elements, the graph given as a view, another node between the norm and its MUL, an
  * abort callback (each node handed over on its own). Where the ADD stays apart: its other
- * operand broadcast, the product consumed again or flagged output.
+ * operand broadcast, the product consumed again or flagged output; before the norm, an
+ * operand broadcast or strided.
  * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
@@ -227,6 +228,44 @@ static void build_norm_mul_add(fx *f, const void *pv) {
     f->want_fused = p->want;
 }
 
+/* ADD then RMS_NORM of the sum and its MUL (a pre-norm model's residual and the next norm):
+ * h = x + y, out rms_norm(h) * w, h consumed again (h + 1 * product) so the sum is written;
+ * post: an ADD after the MUL too; bcast: y one row (the ADD apart); strided: y a transposed
+ * view (the ADD apart); flag: h flagged output. Rows of n0 floats, 3 of them. */
+typedef struct pre_case {
+    int64_t n0;
+    bool post, bcast, strided, flag;
+    int want;
+} pre_case;
+
+static void build_pre_add(fx *f, const void *pv) {
+    const pre_case *p = pv;
+    ct_tensor *x = leaf(f, CT_TYPE_F32, p->n0, 3, 1, 1), *w = leaf(f, CT_TYPE_F32, p->n0, 1, 1, 1);
+    ct_tensor *y = leaf(f, CT_TYPE_F32, p->strided ? 3 : p->n0, p->bcast ? 1 : p->strided ? p->n0 : 3, 1, 1);
+    if (y && p->strided) y = ct_transpose(f->ctx, y);
+    ct_tensor *h = x && y ? ct_add(f->ctx, x, y) : NULL;
+    if (h && p->flag) ct_set_output(h);
+    ct_tensor *m = h && w ? ct_mul(f->ctx, ct_rms_norm(f->ctx, h, 1e-6f), w) : NULL;
+    if (m && p->post) m = ct_add(f->ctx, m, x);
+    out(f, m ? ct_add(f->ctx, h, ct_scale(f->ctx, m, 1.0f)) : NULL);
+    if (p->flag) out(f, h);
+    f->want_fused = p->want;
+}
+
+/* a pre-norm model's layers: h = h + scale(rms_norm(h) * w_l), four times; each layer's
+ * residual ADD takes the next layer's norm and MUL */
+static void build_pre_norm_layers(fx *f, const void *p) {
+    (void)p;
+    ct_tensor *h = leaf(f, CT_TYPE_F32, 640, 2, 1, 1);
+    for (int l = 0; l < 4 && h; l++) {
+        ct_tensor *wl = leaf(f, CT_TYPE_F32, 640, 1, 1, 1);
+        ct_tensor *m = wl ? ct_mul(f->ctx, ct_rms_norm(f->ctx, h, 1e-6f), wl) : NULL;
+        h = m ? ct_add(f->ctx, h, ct_scale(f->ctx, m, 0.5f)) : NULL;
+    }
+    out(f, h);
+    f->want_fused = 1 + 3 * 2; /* the first norm + MUL; three ADD + RMS_NORM + MUL */
+}
+
 static void test_patterns(void) {
     norm_mul("weight a row", 640, 3, 1, 1, CT_TYPE_F32, 640, 1, 1, 1, false, 1);
     norm_mul("weight first", 640, 3, 1, 1, CT_TYPE_F32, 640, 3, 1, 1, true, 1);
@@ -252,6 +291,21 @@ static void test_patterns(void) {
         snprintf(what, sizeof what, "norm, mul, add #%d", i);
         run(what, build_norm_mul_add, &nma[i]);
     }
+    static const pre_case pre[] = {
+        {640, false, false, false, false, 2},  /* registers (float4 rows kept) */
+        {9000, false, false, false, false, 2}, /* float4 rows read again */
+        {33, false, false, false, false, 2},   /* floats */
+        {256, true, false, false, false, 3},   /* and the ADD after the MUL */
+        {256, false, false, false, true, 2},   /* the sum flagged output */
+        {256, false, true, false, false, 1},   /* y broadcast: the ADD apart */
+        {64, false, false, true, false, 1},    /* y strided: the ADD apart */
+    };
+    for (int i = 0; i < CT_ARRAY_LEN_(pre); i++) {
+        char what[64];
+        snprintf(what, sizeof what, "add, norm, mul #%d", i);
+        run(what, build_pre_add, &pre[i]);
+    }
+    run("pre-norm layer loop", build_pre_norm_layers, NULL);
 }
 
 /* a second consumer after the MUL */

@@ -178,6 +178,9 @@ ct_status ct_ocl_mul_mat_id_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, s
 /* NORM, RMS_NORM, L2_NORM, GROUP_NORM */
 bool ct_ocl_norm_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);
+/* The ADD add with the RMS_NORM + MUL after it in one kernel where they fuse (norm.c); false,
+ * with nothing encoded and no failure, where they do not. */
+bool ct_ocl_encode_add_norm(ct_ocl_enc *enc, ct_tensor *add, int *n_nodes);
 /* SUM_ROWS, MEAN */
 bool ct_ocl_sum_rows_supported(const ct_ocl_device *dev, const ct_tensor *op);
 ct_status ct_ocl_encode_sum_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes);

@@ -51,6 +51,7 @@ ct_status ct_ocl_encode_binary(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
     CT_ASSERT(ct_ocl_binary_supported(enc->be->dev, node));
     *n_nodes = 1;
     if (ct_is_empty(node)) return CT_OK;
+    if (ct_ocl_encode_add_norm(enc, node, n_nodes) || enc->st != CT_OK) return enc->st;
     const ct_tensor *a = node->src[0], *b = node->src[1];
     const bool al = aligned(enc, a, "src0") && aligned(enc, b, "src1") && aligned(enc, node, "dst");
     const bool f32 = a->type == CT_TYPE_F32 && b->type == CT_TYPE_F32 && node->type == CT_TYPE_F32;

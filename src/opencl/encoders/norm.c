@@ -2,7 +2,8 @@
  * Rows are spread over dim 0 of the work-group, and short rows are packed several to a
  * group (dim 1), so a group has ROWS_WG work-items whatever the row length. RMS_NORM takes
  * the MUL by its weight after it, and the ADD after that, into its kernel where they are
- * its only consumers (docs/BACKENDS.md, "Fusion"). */
+ * its only consumers; an ADD that makes the norm's input takes the norm and its MUL into
+ * another (docs/BACKENDS.md, "Fusion"). */
 #include "opencl/encoder.h"
 #include "opencl/kernels/kernel_args.h"
 
@@ -61,10 +62,10 @@ static bool f32_aligned(ct_ocl_enc *enc, const ct_tensor *t, const char *role) {
  * (ct_ocl_enc_fusable_next), the other operand w of packed rows (any repeat over the norm's
  * shape when the norm is the MUL's src0; the norm's own shape when it is src1, where the
  * MUL would not broadcast it), 4-byte aligned like the MUL's destination. *w_first: w is
- * the MUL's src0. */
-static ct_tensor *fused_mul(ct_ocl_enc *enc, const ct_tensor *node, const ct_tensor **w, bool *w_first) {
+ * the MUL's src0. at: node's place after the node being encoded (1 after a fused ADD). */
+static ct_tensor *fused_mul(ct_ocl_enc *enc, const ct_tensor *node, int at, const ct_tensor **w, bool *w_first) {
     if (node->op != CT_OP_RMS_NORM) return NULL;
-    ct_tensor *mul = ct_ocl_enc_fusable_next(enc, node, 1);
+    ct_tensor *mul = ct_ocl_enc_fusable_next(enc, node, at + 1);
     if (!mul || mul->op != CT_OP_MUL) return NULL;
     *w_first = mul->src[1] == node;
     *w = mul->src[*w_first ? 0 : 1];
@@ -79,8 +80,8 @@ static ct_tensor *fused_mul(ct_ocl_enc *enc, const ct_tensor *node, const ct_ten
  * RMS_NORM + MUL + ADD: a post-norm and its residual), or NULL: the MUL's only consumer,
  * all F32, the other operand r of the norm's shape in packed rows, 4-byte aligned like the
  * ADD's destination. *r_first: r is the ADD's src0. */
-static ct_tensor *fused_add(ct_ocl_enc *enc, const ct_tensor *mul, const ct_tensor **r, bool *r_first) {
-    ct_tensor *add = ct_ocl_enc_fusable_next(enc, mul, 2);
+static ct_tensor *fused_add(ct_ocl_enc *enc, const ct_tensor *mul, int at, const ct_tensor **r, bool *r_first) {
+    ct_tensor *add = ct_ocl_enc_fusable_next(enc, mul, at + 2);
     if (!add || add->op != CT_OP_ADD) return NULL;
     *r_first = add->src[1] == mul;
     *r = add->src[*r_first ? 0 : 1];
@@ -90,26 +91,46 @@ static ct_tensor *fused_add(ct_ocl_enc *enc, const ct_tensor *mul, const ct_tens
     return add;
 }
 
-ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
-    CT_ASSERT(ct_ocl_norm_supported(enc->be->dev, node));
-    *n_nodes = 1;
-    if (ct_is_empty(node)) return CT_OK;
-    const ct_tensor *a = node->src[0], *w = NULL;
+/* Whether the ADD pre, being encoded, makes the input of the RMS_NORM after it in a way
+ * ct_add_rms_norm_mul_f32 computes with the norm (ggml-cuda's ADD + RMS_NORM + MUL: the
+ * residual sum and the next layer's norm): the norm is the next node, takes pre as its input
+ * and fuses its MUL; pre's operands and result are contiguous F32 of one shape, 4-byte
+ * aligned. pre's result may have other consumers: the kernel writes it too. */
+static bool pre_add_fusable(ct_ocl_enc *enc, const ct_tensor *pre, const ct_tensor **norm) {
+    const int j = enc->node_index + 1;
+    if (!enc->uses || pre->op != CT_OP_ADD || j >= ct_graph_n_nodes(enc->graph)) return false;
+    const ct_tensor *n = ct_graph_node(enc->graph, j), *a = pre->src[0], *b = pre->src[1];
+    if (n->op != CT_OP_RMS_NORM || n->src[0] != pre || ct_is_empty(n)) return false;
+    if (pre->type != CT_TYPE_F32 || a->type != CT_TYPE_F32 || b->type != CT_TYPE_F32) return false;
+    if (!ct_are_same_shape(a, pre) || !ct_are_same_shape(b, pre)) return false;
+    if (!ct_is_contiguous(a) || !ct_is_contiguous(b) || !ct_is_contiguous(pre)) return false;
+    *norm = n;
+    return f32_aligned(enc, a, "src0") && f32_aligned(enc, b, "src1") && f32_aligned(enc, pre, "dst");
+}
+
+/* Encodes node, fused with the nodes after it that its kernel takes (the status is enc->st);
+ * pre: the ADD before it that makes its input, or NULL. False, with nothing encoded, when pre
+ * is given but the norm cannot take its MUL. */
+static bool encode(ct_ocl_enc *enc, const ct_tensor *node, const ct_tensor *pre, int *n_nodes) {
+    const int at = pre ? 1 : 0;
+    const ct_tensor *a = pre ? pre->src[0] : node->src[0], *w = NULL;
     bool w_first = false;
-    const ct_tensor *mul = fused_mul(enc, node, &w, &w_first), *r = NULL;
+    const ct_tensor *mul = fused_mul(enc, node, at, &w, &w_first), *r = NULL;
     bool r_first = false;
-    const ct_tensor *add = mul ? fused_add(enc, mul, &r, &r_first) : NULL;
+    const ct_tensor *add = mul ? fused_add(enc, mul, at, &r, &r_first) : NULL;
     const bool group = node->op == CT_OP_GROUP_NORM;
+    const ct_ocl_kernel_id fused_id = pre ? CT_OCL_K_ADD_RMS_NORM_MUL_F32 : CT_OCL_K_RMS_NORM_MUL_F32;
     size_t local[3], groups[3], scratch;
     if (!group) {
         /* the unfused kernel's row width, so the sums are added in the same order */
         rows_shape(enc, kernel_for(node->op), node->ne[0], local);
-        const size_t max = mul ? ct_ocl_enc_max_wg(enc, CT_OCL_K_RMS_NORM_MUL_F32) : 0;
+        const size_t max = mul ? ct_ocl_enc_max_wg(enc, fused_id) : 0;
         if (mul && max / local[0] == 0) mul = add = NULL;
         if (mul && local[1] > max / local[0]) local[1] = max / local[0];
     }
+    if (pre && !mul && enc->st == CT_OK) return false; /* the ADD goes on its own */
     const ct_tensor *dst = add ? add : mul ? mul : node;
-    const ct_ocl_kernel_id id = mul ? CT_OCL_K_RMS_NORM_MUL_F32 : kernel_for(node->op);
+    const ct_ocl_kernel_id id = mul ? fused_id : kernel_for(node->op);
     ct_norm_args args = {
         .nb00 = a->nb[0], .nb01 = a->nb[1], .nb02 = a->nb[2], .nb03 = a->nb[3],
         .nb0 = dst->nb[0], .nb1 = dst->nb[1], .nb2 = dst->nb[2], .nb3 = dst->nb[3],
@@ -144,9 +165,28 @@ ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
         ct_ocl_arg_tensor(enc, w, "src1");
         if (add) ct_ocl_arg_tensor(enc, r, "src1");
         else ct_ocl_arg_null_tensor(enc);
+        m.pre_add = pre != NULL;
         ct_ocl_arg_bytes(enc, &m, sizeof m);
-        *n_nodes = add ? 3 : 2;
+        if (pre) {
+            ct_ocl_arg_tensor(enc, pre->src[1], "src1");
+            ct_ocl_arg_tensor(enc, pre, "dst");
+        }
+        *n_nodes = at + (add ? 3 : 2);
     }
     ct_ocl_enc_dispatch(enc, groups, local);
+    return true;
+}
+
+ct_status ct_ocl_encode_norm(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
+    CT_ASSERT(ct_ocl_norm_supported(enc->be->dev, node));
+    *n_nodes = 1;
+    if (ct_is_empty(node)) return CT_OK;
+    encode(enc, node, NULL, n_nodes);
     return enc->st;
+}
+
+bool ct_ocl_encode_add_norm(ct_ocl_enc *enc, ct_tensor *add, int *n_nodes) {
+    const ct_tensor *norm = NULL;
+    if (ct_is_empty(add) || !pre_add_fusable(enc, add, &norm)) return false;
+    return encode(enc, norm, add, n_nodes);
 }

@@ -151,14 +151,16 @@ CT_ARGS_OFFSET_ASSERT(norm_args_ne00, ct_norm_args, ne00, 64);
  * over the norm's shape, with strides nbw1..; w_first: the MUL's operands are (w, norm), else
  * (norm, w). add: 0 no ADD, 1 ADD(product, r), 2 ADD(r, product), r of packed F32 rows of the
  * norm's shape with strides nbr1... ct_norm_args then holds the last fused node's
- * destination strides in nb0.. */
+ * destination strides in nb0.. pre_add: the norm's input is ADD(src, p) (ct_add_rms_norm_mul_f32),
+ * src, p and the sum (written too: the ADD's result) in one layout, src's strides nb00.. */
 typedef struct ct_norm_mul_args {
     ct_u64 nbw1, nbw2, nbw3;
     ct_u64 nbr1, nbr2, nbr3;
     ct_i32 ne10, ne11, ne12, ne13;
     ct_i32 w_first, add;
+    ct_i32 pre_add, pad0;
 } ct_norm_mul_args;
-CT_ARGS_ASSERT(norm_mul_args_size, sizeof(ct_norm_mul_args) == 72);
+CT_ARGS_ASSERT(norm_mul_args_size, sizeof(ct_norm_mul_args) == 80);
 
 /* SUM_ROWS and MEAN (sum_rows.cl): as ct_norm_args, dst's rows one element. */
 typedef struct ct_sum_rows_args {

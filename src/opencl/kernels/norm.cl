@@ -17,7 +17,7 @@
     __global const uchar *src, ulong offs, __global uchar *dst, ulong offsd, const ct_norm_args a, __local float *scratch
 #define NM_PASS(mode)                                                                                       \
     nm_rows(mode, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb0, \
-            a.nb1, a.nb2, a.nb3, a.eps, scratch, 0, 0, 0, 0, 0, m0)
+            a.nb1, a.nb2, a.nb3, a.eps, scratch, 0, 0, 0, 0, 0, m0, 0, 0, 0, 0)
 
 /* The fused MUL (fuse 1: norm * w, 2: w * norm, the MUL's operand order) of one normalized
  * value v at column i, then the fused ADD (m.add 1: product + r, 2: r + product): ct_xmul
@@ -28,18 +28,30 @@
 #define NM_MUL(v, i) (fuse == 1 ? ct_xmul((v), NM_W(i)) : fuse == 2 ? ct_xmul(NM_W(i), (v)) : (v))
 #define NM_ADD(v, i) (m.add == 1 ? ct_xadd((v), NM_R(i)) : m.add == 2 ? ct_xadd(NM_R(i), (v)) : (v))
 #define NM_FUSE(v, i) NM_ADD(NM_MUL(v, i), i)
+/* The fused ADD before the norm (m.pre_add), element by element as the ADD's kernel. */
+#define NM_XADD4(u, v) ((float4)(ct_xadd((u).s0, (v).s0), ct_xadd((u).s1, (v).s1), ct_xadd((u).s2, (v).s2), \
+                                 ct_xadd((u).s3, (v).s3)))
 
 /* Work-group (nx, ny): local row ly normalizes row get_group_id(0)*ny + ly. Rows past
- * nrows take part in the reductions (barriers) and write nothing. */
+ * nrows take part in the reductions (barriers) and write nothing. With m.pre_add the first
+ * pass reads src + p, writes that sum and later passes read the sum back: each work-item
+ * reads only the elements it wrote. */
 void nm_rows(const int mode, NM_ARGS, const int fuse, __global const uchar *w, ulong offw, __global const uchar *r,
-             ulong offr, const ct_norm_mul_args m) {
+             ulong offr, const ct_norm_mul_args m, __global const uchar *p, ulong offp, __global uchar *sum,
+             ulong offsum) {
     const int lx = get_local_id(0), nx = get_local_size(0);
     const int row = get_group_id(0) * get_local_size(1) + get_local_id(1);
     const int rr = min(row, nrows - 1);
     const int i01 = rr % ne01, i02 = (rr / ne01) % ne02, i03 = rr / (ne01 * ne02);
-    const __global uchar *x = src + offs + (ulong)i01 * nb01 + (ulong)i02 * nb02 + (ulong)i03 * nb03;
+    const ulong xrow = (ulong)i01 * nb01 + (ulong)i02 * nb02 + (ulong)i03 * nb03;
+    const __global uchar *x = src + offs + xrow;
     __global uchar *y = dst + offsd + (ulong)i01 * nb1 + (ulong)i02 * nb2 + (ulong)i03 * nb3;
+    const __global uchar *prow = m.pre_add ? p + offp + xrow : p;
+    __global uchar *srow = m.pre_add ? sum + offsum + xrow : sum;
+    const int store_sum = m.pre_add && row < nrows;
 #define NM_X(i) (*(const __global float *)(x + (ulong)(i) * nb00))
+#define NM_P(i) (*(const __global float *)(prow + (ulong)(i) * nb00))
+#define NM_S(i) (*(__global float *)(srow + (ulong)(i) * nb00))
     const __global uchar *wr = fuse ? w + offw + (ulong)(i01 % m.ne11) * m.nbw1 + (ulong)(i02 % m.ne12) * m.nbw2 +
                                           (ulong)(i03 % m.ne13) * m.nbw3
                                     : w;
@@ -47,8 +59,11 @@ void nm_rows(const int mode, NM_ARGS, const int fuse, __global const uchar *w, u
 
     /* packed, 16-byte aligned rows: float4 loads and stores (uniform over the group) */
     const int v4 = nb00 == 4 && nb0 == 4 && (ne00 & 3) == 0 && (((ulong)x | (ulong)y) & 15) == 0 &&
-                   (((nb01 | nb02 | nb03 | nb1 | nb2 | nb3) & 15) == 0);
+                   (((nb01 | nb02 | nb03 | nb1 | nb2 | nb3) & 15) == 0) &&
+                   (!m.pre_add || (((ulong)prow | (ulong)srow) & 15) == 0);
     const __global float4 *x4 = (const __global float4 *)x;
+    const __global float4 *p4 = (const __global float4 *)prow;
+    __global float4 *s4 = (__global float4 *)srow;
     __global float4 *y4 = (__global float4 *)y;
     const int n4 = ne00 / 4;
 
@@ -60,6 +75,14 @@ void nm_rows(const int mode, NM_ARGS, const int fuse, __global const uchar *w, u
     if (kept) {
 #pragma unroll
         for (int k = 0; k < NM_KEEP; k++) keep[k] = lx + k * nx < n4 ? x4[lx + k * nx] : (float4)0.0f;
+        if (m.pre_add) {
+#pragma unroll
+            for (int k = 0; k < NM_KEEP; k++) {
+                if (lx + k * nx >= n4) continue;
+                keep[k] = NM_XADD4(keep[k], p4[lx + k * nx]);
+                if (store_sum) s4[lx + k * nx] = keep[k];
+            }
+        }
 #pragma unroll
         for (int k = 0; k < NM_KEEP; k++) {
             const float4 v = keep[k];
@@ -69,16 +92,28 @@ void nm_rows(const int mode, NM_ARGS, const int fuse, __global const uchar *w, u
         }
     } else if (v4) {
         for (int i = lx; i < n4; i += nx) {
-            const float4 v = x4[i];
+            float4 v = x4[i];
+            if (m.pre_add) {
+                v = NM_XADD4(v, p4[i]);
+                if (store_sum) s4[i] = v;
+            }
             s += mode == NM_NORM ? (v.s0 + v.s1) + (v.s2 + v.s3) : (v.s0 * v.s0 + v.s1 * v.s1) + (v.s2 * v.s2 + v.s3 * v.s3);
         }
     } else {
         for (int i = lx; i < ne00; i += nx) {
-            const float v = NM_X(i);
+            float v = NM_X(i);
+            if (m.pre_add) {
+                v = ct_xadd(v, NM_P(i));
+                if (store_sum) NM_S(i) = v;
+            }
             s += mode == NM_NORM ? v : v * v;
         }
     }
     s = ct_red_sum(s, scratch);
+    if (m.pre_add) { /* later passes read the sums this work-item wrote */
+        x = srow;
+        x4 = (const __global float4 *)srow;
+    }
 
     float mean = 0.0f, scale;
     if (mode == NM_NORM) {
@@ -140,10 +175,12 @@ void nm_rows(const int mode, NM_ARGS, const int fuse, __global const uchar *w, u
     }
     for (int i = lx; i < ne00; i += nx) *(__global float *)(y + (ulong)i * nb0) = (NM_X(i) - mean) * scale;
 #undef NM_X
+#undef NM_P
+#undef NM_S
 }
 
 /* The unfused kernels pass no weight (m0: unused arguments). */
-__constant ct_norm_mul_args m0 = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0};
+__constant ct_norm_mul_args m0 = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 0, 0, 0, 0};
 
 __kernel void ct_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_NORM); }
 
@@ -157,7 +194,15 @@ __kernel void ct_l2_norm_f32(NM_KERNEL_ARGS) { NM_PASS(NM_L2); }
 __kernel void ct_rms_norm_mul_f32(NM_KERNEL_ARGS, __global const uchar *w, ulong offw, __global const uchar *r,
                                   ulong offr, const ct_norm_mul_args m) {
     nm_rows(NM_RMS, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb0,
-            a.nb1, a.nb2, a.nb3, a.eps, scratch, m.w_first ? 2 : 1, w, offw, r, offr, m);
+            a.nb1, a.nb2, a.nb3, a.eps, scratch, m.w_first ? 2 : 1, w, offw, r, offr, m, 0, 0, 0, 0);
+}
+
+/* The same after the ADD that makes the norm's input (m.pre_add: src + p, written to sum). */
+__kernel void ct_add_rms_norm_mul_f32(NM_KERNEL_ARGS, __global const uchar *w, ulong offw, __global const uchar *r,
+                                      ulong offr, const ct_norm_mul_args m, __global const uchar *p, ulong offp,
+                                      __global uchar *sum, ulong offsum) {
+    nm_rows(NM_RMS, src, offs, dst, offsd, a.ne00, a.ne01, a.ne02, a.nrows, a.nb00, a.nb01, a.nb02, a.nb03, a.nb0,
+            a.nb1, a.nb2, a.nb3, a.eps, scratch, m.w_first ? 2 : 1, w, offw, r, offr, m, p, offp, sum, offsum);
 }
 
 /* One work-group per (group, i03): channels [g*cpg, min((g+1)*cpg, ne02)), every
