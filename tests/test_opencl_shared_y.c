@@ -1,15 +1,17 @@
 /* OpenCL MUL_MATs that share src1 (docs/BACKENDS.md, "Shared src1"): the q, k and v
- * projections of one input, or a feed-forward's gate and up, run one after the other on
- * the same src1, and the second and third take the copy of src1 (8-bit blocks, or F32
- * widened from F16) that the first left in the work memory instead of making it again.
- * Each graph is computed on the CPU backend, on an OpenCL backend whole, and on the same
- * OpenCL backend one MUL_MAT per graph (nothing to share). Checked:
- *   - the whole graph's results are the same bytes as the one-node graphs', and within the
- *     mat-vec threshold of the CPU's;
+ * projections of one input, or a feed-forward's gate and up, run on the same src1, and the
+ * later ones take the copy of src1 (8-bit blocks, or F32 widened from F16) that the first
+ * left in the work memory instead of making it again, while nothing took the work memory or
+ * wrote src1 in between. Each graph is computed on the CPU backend, on an OpenCL backend
+ * whole, and on the same OpenCL backend one MUL_MAT per graph. Checked:
+ *   - the whole graph's results are the same bytes as the one-product graphs', and within
+ *     the mat-vec threshold of the CPU's;
  *   - the whole graph launched the quantizing (or widening) kernel as often as expected,
- *     counted by the backend's profile (CT_OPENCL_PROFILE is set for it): once where the
- *     MUL_MATs follow each other with only views between, again after a node that is
- *     not a view, after a Q6_K weight (whose blocks are laid out apart) and on another src1.
+ *     counted by the backend's profile (CT_OPENCL_PROFILE is set for it): once for
+ *     products in a row, or with a node between that leaves both alone (a SCALE, as a
+ *     model's ROPE between q and k); again after a copy into src1, after a MUL_MAT of
+ *     another src1 or a long row's ARGSORT (which take the work memory), after a Q6_K weight
+ *     (whose blocks are laid out apart) and on another src1.
  * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
@@ -32,16 +34,20 @@ int main(void) {
 
 enum { SKIP = 77, MAX_T = 32, MAX_MM = 4 };
 
+/* What lies between the first and the second product. */
+enum { NOTHING, SCALE_FIRST, COPY_INTO_Y, OTHER_PRODUCT, LONG_ARGSORT };
+
 /* One case: MUL_MATs of weights of types w[i] (m rows each, k wide) by one src1 of n
- * columns of type yt; `between` puts a SCALE of the first product between the first
- * and second MUL_MAT, `other_y` gives the last MUL_MAT a src1 of its own. */
+ * columns of type yt; `between` the first two; `other_y` gives the last MUL_MAT a src1 of
+ * its own. */
 typedef struct mm_case {
     const char *what;
     ct_type w[MAX_MM];
     int n_mm;
     int64_t m, k, n;
     ct_type yt;
-    bool between, other_y;
+    int between;
+    bool other_y;
     int want_y_kernels; /* launches of the quantizing or widening kernel in the whole graph */
 } mm_case;
 
@@ -81,7 +87,7 @@ static bool compute(const mm_case *c, ct_backend *be, int only, float *res[MAX_M
     ct_graph *g = ctx ? ct_graph_new(ctx, MAX_T) : NULL;
     bool ok = g != NULL;
     ct_tensor *y = ok ? ct_tensor_new_2d(ctx, c->yt, c->k, c->n) : NULL;
-    ct_tensor *y2 = ok && c->other_y ? ct_tensor_new_2d(ctx, c->yt, c->k, c->n) : NULL;
+    ct_tensor *y2 = ok && (c->other_y || c->between != NOTHING) ? ct_tensor_new_2d(ctx, c->yt, c->k, c->n) : NULL;
     /* src1 reaches the products through a view, as a model's reshaped activations do */
     ct_tensor *yv = y ? ct_view_2d(ctx, y, c->k, c->n, y->nb[1], 0) : NULL;
     ct_tensor *w[MAX_MM] = {0}, *p[MAX_MM] = {0};
@@ -89,11 +95,23 @@ static bool compute(const mm_case *c, ct_backend *be, int only, float *res[MAX_M
         w[i] = ct_tensor_new_2d(ctx, c->w[i], c->k, c->m);
         ct_tensor *src1 = c->other_y && i == c->n_mm - 1 ? y2 : yv;
         p[i] = w[i] && src1 ? ct_mul_mat(ctx, w[i], src1) : NULL;
-        if (p[i] && c->between && i == 0) p[i] = ct_scale(ctx, p[i], 0.5f);
         ok = p[i] != NULL;
     }
+    ct_tensor *wz = ok && c->between == OTHER_PRODUCT ? ct_tensor_new_2d(ctx, c->w[0], c->k, c->m) : NULL;
+    /* rows past one sorting block are merged through the work memory */
+    ct_tensor *z = ok && c->between == LONG_ARGSORT ? ct_tensor_new_1d(ctx, CT_TYPE_F32, 5000) : NULL;
+    ct_tensor *mid = !ok ? NULL
+                     : c->between == SCALE_FIRST   ? ct_scale(ctx, p[0], 0.5f)
+                     : c->between == COPY_INTO_Y   ? ct_cpy(ctx, y2, y)
+                     : c->between == OTHER_PRODUCT ? (wz ? ct_mul_mat(ctx, wz, y2) : NULL)
+                     : c->between == LONG_ARGSORT  ? (z ? ct_argsort(ctx, z, CT_SORT_ORDER_ASC) : NULL)
+                                                   : NULL;
+    ok = ok && (c->between == NOTHING || mid);
+    /* the node between comes before the second product in every graph, so that the
+     * one-product graphs read what the whole one reads */
     for (int i = 0; i < c->n_mm && ok; i++) {
-        if (only < 0 || only == i) ok = ct_graph_build_forward(g, p[i]) == CT_OK;
+        if (i == 1 && mid) ok = ct_graph_build_forward(g, mid) == CT_OK;
+        if (ok && (only < 0 || only == i)) ok = ct_graph_build_forward(g, p[i]) == CT_OK;
     }
     ct_buffer *buf = NULL;
     ok = ok && ct_context_alloc_tensors(ctx, ct_backend_buffer_type(be), &buf) == CT_OK;
@@ -101,6 +119,8 @@ static bool compute(const mm_case *c, ct_backend *be, int only, float *res[MAX_M
     if (ok) {
         fill(y, 1);
         if (y2) fill(y2, 2);
+        if (wz) fill(wz, 9);
+        if (z) fill(z, 3);
         for (int i = 0; i < c->n_mm; i++) fill(w[i], 10 + i);
     }
     ct_ocl_backend *ob = ct_backend_is_cpu(be) ? NULL : be->context;
@@ -161,15 +181,21 @@ int main(void) {
     ct_log_set_level(CT_LOG_ERROR); /* the profile's lines at the backend's free */
     const ct_type Q4_0 = CT_TYPE_Q4_0, Q8_0 = CT_TYPE_Q8_0, Q4_K = CT_TYPE_Q4_K, Q6_K = CT_TYPE_Q6_K;
     const mm_case cases[] = {
-        {"q, k, v: Q4_0, one column", {Q4_0, Q4_0, Q4_0}, 3, 96, 256, 1, CT_TYPE_F32, false, false, 1},
-        {"gate, up: Q4_K, Q8_0, 3 columns", {Q4_K, Q8_0}, 2, 64, 512, 3, CT_TYPE_F32, false, false, 1},
+        {"q, k, v: Q4_0, one column", {Q4_0, Q4_0, Q4_0}, 3, 96, 256, 1, CT_TYPE_F32, NOTHING, false, 1},
+        {"gate, up: Q4_K, Q8_0, 3 columns", {Q4_K, Q8_0}, 2, 64, 512, 3, CT_TYPE_F32, NOTHING, false, 1},
         {"Q4_K, Q6_K, Q6_K, Q4_0 (the layouts apart)", {Q4_K, Q6_K, Q6_K, Q4_0}, 4, 40, 256, 2, CT_TYPE_F32,
-         false, false, 3},
-        {"a SCALE between", {Q8_0, Q8_0, Q8_0}, 3, 32, 256, 1, CT_TYPE_F32, true, false, 2},
-        {"the last on another src1", {Q4_0, Q4_0, Q4_0}, 3, 32, 256, 1, CT_TYPE_F32, false, true, 2},
-        {"F16 src1, quantized weights", {Q4_0, Q8_0}, 2, 48, 256, 1, CT_TYPE_F16, false, false, 2},
-        {"F16 src1, F16 weights", {CT_TYPE_F16, CT_TYPE_F16, CT_TYPE_F16}, 3, 48, 128, 2, CT_TYPE_F16, false, false,
-         1},
+         NOTHING, false, 3},
+        {"a SCALE between", {Q8_0, Q8_0, Q8_0}, 3, 32, 256, 1, CT_TYPE_F32, SCALE_FIRST, false, 1},
+        {"a copy into src1 between", {Q8_0, Q4_0, Q4_0}, 3, 32, 256, 1, CT_TYPE_F32, COPY_INTO_Y, false, 2},
+        {"a product of another src1 between", {Q4_0, Q4_0, Q4_0}, 3, 32, 256, 1, CT_TYPE_F32, OTHER_PRODUCT, false,
+         3},
+        {"an ARGSORT of a long row between", {Q4_0, Q4_0}, 2, 32, 256, 1, CT_TYPE_F32, LONG_ARGSORT, false, 2},
+        {"the last on another src1", {Q4_0, Q4_0, Q4_0}, 3, 32, 256, 1, CT_TYPE_F32, NOTHING, true, 2},
+        {"F16 src1, quantized weights", {Q4_0, Q8_0}, 2, 48, 256, 1, CT_TYPE_F16, NOTHING, false, 2},
+        {"F16 src1, F16 weights", {CT_TYPE_F16, CT_TYPE_F16, CT_TYPE_F16}, 3, 48, 128, 2, CT_TYPE_F16, NOTHING,
+         false, 1},
+        {"F16 src1, a copy into it between", {CT_TYPE_F16, CT_TYPE_F16}, 2, 48, 128, 2, CT_TYPE_F16, COPY_INTO_Y,
+         false, 2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) run(&cases[i]);
     ct_backend_free(ocl);

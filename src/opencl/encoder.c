@@ -301,5 +301,6 @@ cl_mem ct_ocl_enc_work(ct_ocl_enc *enc, size_t bytes) {
     if (enc->st == CT_OK && (!enc->be->work || enc->be->work_size < bytes)) {
         ct_ocl_enc_fail(enc, CT_INVALID_ARGUMENT, "%zu bytes of work memory were not reserved before encoding", bytes);
     }
+    enc->work_takes++;
     return enc->be->work;
 }

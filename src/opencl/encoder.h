@@ -42,12 +42,15 @@ struct ct_ocl_enc {
     int n_resolved;
     const ct_tensor *resolved_tensor[CT_OCL_ENC_MAX_TENSORS];
     ct_ocl_tensor_ref resolved[CT_OCL_ENC_MAX_TENSORS];
-    /* What the last MUL_MAT left in the work memory (encoders/mul_mat.c): its src1 in the
-     * form `form` at `offset`, made for node `node`, whose result was `dst`. The next
-     * MUL_MAT with the same src1 and form takes it as it is, when only views lie between. */
+    unsigned work_takes; /* ct_ocl_enc_work calls in this compute */
+    /* What a MUL_MAT left in the work memory (encoders/mul_mat.c): its src1 in the form
+     * `form` at `offset`, made for node `node` at the work_takes'th take of the memory. A
+     * later MUL_MAT with the same src1 and form takes it as it is while no node took the
+     * work memory since and none wrote src1's bytes. */
     struct {
-        const ct_tensor *src, *dst;
+        const ct_tensor *src;
         int node, form;
+        unsigned take;
         size_t offset;
     } work_y;
 };
@@ -134,7 +137,8 @@ void ct_ocl_arg_local(ct_ocl_enc *enc, size_t bytes);
  * local size above the kernel's or device's limit is CT_INVALID_ARGUMENT. */
 void ct_ocl_enc_dispatch(ct_ocl_enc *enc, const size_t groups[3], const size_t local[3]);
 
-/* be->work, sized before encoding (ct_ocl_work_reserve) to what every node asked. */
+/* be->work, sized before encoding (ct_ocl_work_reserve) to what every node asked; counted
+ * in enc->work_takes. */
 cl_mem ct_ocl_enc_work(ct_ocl_enc *enc, size_t bytes);
 
 /* ---- op families (src/opencl/encoders/) ----------------------------------------- */

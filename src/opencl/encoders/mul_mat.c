@@ -386,15 +386,19 @@ static bool may_overlap(const ct_tensor *x, const ct_tensor *y) {
     return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
 }
 
-/* Whether the work memory holds src1 b in form as the last MUL_MAT left it: only views lie
- * between that node and this one, and its result did not overwrite b. */
+/* Whether the work memory holds src1 b in form at offset as an earlier MUL_MAT left it: no
+ * node took the work memory since, and no node from that one on wrote b's bytes (views
+ * write nothing; a node writes its own bytes only). Between q, k and v lie their ROPEs. */
 static bool work_y_held(const ct_ocl_enc *enc, const ct_tensor *b, int form, size_t offset) {
-    if (form == Y_NONE || enc->work_y.src != b || enc->work_y.form != form || enc->work_y.offset != offset) return false;
-    for (int i = enc->work_y.node + 1; i < enc->node_index; i++) {
-        const ct_tensor *n = ct_graph_node(enc->graph, i);
-        if (!ct_op_is_view(n->op) && !ct_is_empty(n)) return false;
+    if (form == Y_NONE || enc->work_y.src != b || enc->work_y.form != form || enc->work_y.offset != offset ||
+        enc->work_y.take != enc->work_takes) {
+        return false;
     }
-    return !may_overlap(enc->work_y.dst, b);
+    for (int i = enc->work_y.node; i < enc->node_index; i++) {
+        const ct_tensor *n = ct_graph_node(enc->graph, i);
+        if (!ct_op_is_view(n->op) && !ct_is_empty(n) && may_overlap(n, b)) return false;
+    }
+    return true;
 }
 
 ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) {
@@ -406,13 +410,13 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     plan(enc, node, &p);
     if (enc->st != CT_OK) return enc->st;
     /* src1 as the kernels read it: the tensor, or its copy in the work memory */
-    const cl_mem work = p.mvq || p.f16y || p.y16 ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
-    /* the MUL_MAT before this one (q, k and v of one input; gate and up) may have left src1
+    /* a MUL_MAT before this one (q, k and v of one input; gate and up) may have left src1
      * in the work memory as this node reads it */
     const int form = y_form(&p, a->type);
     const bool held = work_y_held(enc, b, form, p.y_offset);
+    const cl_mem work = form != Y_NONE ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
     if (form != Y_NONE) {
-        enc->work_y.src = b, enc->work_y.dst = node, enc->work_y.node = enc->node_index;
+        enc->work_y.src = b, enc->work_y.node = enc->node_index, enc->work_y.take = enc->work_takes;
         enc->work_y.form = form, enc->work_y.offset = p.y_offset;
     }
     ct_u64 nb1x[4] = {b->nb[0], b->nb[1], b->nb[2], b->nb[3]};
