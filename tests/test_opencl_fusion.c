@@ -94,6 +94,15 @@ static bool compute(build_fn build, const void *p, ct_backend *be, float **res, 
                 const uint16_t h = (uint16_t)((0x3000 + (i * 7 + (size_t)li) % 0x0c00) | ((i & 1) << 15));
                 memcpy(bytes + 2 * i, &h, 2);
             }
+            if (ct_type_is_quantized(t->type)) { /* weights: quantized floats, every block valid */
+                const size_t count = (size_t)ct_nelements(t);
+                float *x = malloc(count * sizeof *x);
+                for (size_t i = 0; x && i < count; i++) {
+                    x[i] = (float)((double)(((i + 1) * 2246822519u + (size_t)li * 3266489917u) % 4001) / 2000.0 - 1.0);
+                }
+                if (!x || ct_quantize_row(t->type, x, bytes, (int64_t)count) != CT_OK) memset(bytes, 0, n);
+                free(x);
+            }
             li++;
         }
         ct_tensor_set(t, bytes, 0, n);
@@ -266,6 +275,29 @@ static void build_pre_norm_layers(fx *f, const void *p) {
     f->want_fused = 1 + 3 * 2; /* the first norm + MUL; three ADD + RMS_NORM + MUL */
 }
 
+/* A feed-forward's gate and up for one token and their GLU: g = wg . y, u = wu . y, glu(g, u)
+ * (up_first: u is computed first and the GLU is glu(u, g), its src0 the second product).
+ * Fused (ct_mul_mvq1_swiglu) for SWIGLU over two weights of one quantized type, one column. */
+typedef struct ffn_case {
+    ct_type tg, tu;
+    int64_t m, n;
+    ct_glu_op op;
+    bool up_first, g_again;
+    int want;
+} ffn_case;
+
+static void build_ffn(fx *f, const void *pv) {
+    const ffn_case *p = pv;
+    ct_tensor *y = leaf(f, CT_TYPE_F32, 256, p->n, 1, 1);
+    ct_tensor *wg = leaf(f, p->tg, 256, p->m, 1, 1), *wu = leaf(f, p->tu, 256, p->m, 1, 1);
+    ct_tensor *g = y && wg ? ct_mul_mat(f->ctx, wg, y) : NULL, *u = y && wu ? ct_mul_mat(f->ctx, wu, y) : NULL;
+    if (g && u && p->up_first) CHECK(ct_graph_build_forward(f->g, g) == CT_OK); /* g, u, then glu(u, g) */
+    ct_tensor *h = g && u ? (p->up_first ? ct_glu_split(f->ctx, u, g, p->op) : ct_glu_split(f->ctx, g, u, p->op)) : NULL;
+    out(f, h);
+    if (p->g_again) out(f, h && g ? ct_add(f->ctx, h, g) : NULL);
+    f->want_fused = p->want;
+}
+
 static void test_patterns(void) {
     norm_mul("weight a row", 640, 3, 1, 1, CT_TYPE_F32, 640, 1, 1, 1, false, 1);
     norm_mul("weight first", 640, 3, 1, 1, CT_TYPE_F32, 640, 3, 1, 1, true, 1);
@@ -306,6 +338,21 @@ static void test_patterns(void) {
         run(what, build_pre_add, &pre[i]);
     }
     run("pre-norm layer loop", build_pre_norm_layers, NULL);
+    static const ffn_case ffn[] = {
+        {CT_TYPE_Q4_0, CT_TYPE_Q4_0, 96, 1, CT_GLU_OP_SWIGLU, false, false, 2},
+        {CT_TYPE_Q4_K, CT_TYPE_Q4_K, 70, 1, CT_GLU_OP_SWIGLU, false, false, 2}, /* a partial last group */
+        {CT_TYPE_Q6_K, CT_TYPE_Q6_K, 64, 1, CT_GLU_OP_SWIGLU, true, false, 2},  /* glu(up, gate) */
+        {CT_TYPE_Q8_0, CT_TYPE_Q8_0, 33, 1, CT_GLU_OP_SWIGLU, false, false, 2},
+        {CT_TYPE_Q4_0, CT_TYPE_Q8_0, 64, 1, CT_GLU_OP_SWIGLU, false, false, 0}, /* two types: apart */
+        {CT_TYPE_Q4_0, CT_TYPE_Q4_0, 64, 2, CT_GLU_OP_SWIGLU, false, false, 0}, /* two columns */
+        {CT_TYPE_Q4_0, CT_TYPE_Q4_0, 64, 1, CT_GLU_OP_GEGLU, false, false, 0},  /* not SWIGLU */
+        {CT_TYPE_Q4_0, CT_TYPE_Q4_0, 64, 1, CT_GLU_OP_SWIGLU, false, true, 0},  /* g read again */
+    };
+    for (int i = 0; i < CT_ARRAY_LEN_(ffn); i++) {
+        char what[64];
+        snprintf(what, sizeof what, "gate, up, glu #%d", i);
+        run(what, build_ffn, &ffn[i]);
+    }
 }
 
 /* a second consumer after the MUL */

@@ -411,8 +411,6 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     be->replay_enabled = d->has_cmdbuf && want_replay;
     const char *fusion = getenv("CT_OPENCL_FUSION");
     be->fusion_enabled = !(fusion && strcmp(fusion, "0") == 0);
-    const char *flush = getenv("CT_OPENCL_FLUSH_LAUNCHES");
-    be->flush_launches = flush && *flush ? (unsigned)strtoul(flush, NULL, 10) : CT_OCL_FLUSH_LAUNCHES;
     be->profile.on = ct_ocl_profile_wanted();
     cl_int err;
     const cl_command_queue_properties props = be->profile.on ? CL_QUEUE_PROFILING_ENABLE : 0;

@@ -60,7 +60,6 @@
       (cl_command_queue command_queue, cl_mem buffer, cl_bool blocking_write, size_t offset, size_t size,          \
        const void *ptr, cl_uint num_events_in_wait_list, const cl_event *event_wait_list, cl_event *event))        \
     X(cl_int, Finish, (cl_command_queue command_queue))                                                             \
-    X(cl_int, Flush, (cl_command_queue command_queue))                                                              \
     X(cl_int, GetDeviceIDs,                                                                                         \
       (cl_platform_id platform, cl_device_type device_type, cl_uint num_entries, cl_device_id *devices,            \
        cl_uint *num_devices))                                                                                       \
@@ -147,7 +146,6 @@ bool ct_cl_load(void);
 #define clEnqueueReadBuffer ct_cl.EnqueueReadBuffer
 #define clEnqueueWriteBuffer ct_cl.EnqueueWriteBuffer
 #define clFinish ct_cl.Finish
-#define clFlush ct_cl.Flush
 #define clGetDeviceIDs ct_cl.GetDeviceIDs
 #define clGetDeviceInfo ct_cl.GetDeviceInfo
 #define clGetExtensionFunctionAddressForPlatform ct_cl.GetExtensionFunctionAddressForPlatform

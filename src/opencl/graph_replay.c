@@ -171,7 +171,6 @@ static ct_status play(ct_ocl_backend *be, ct_graph *graph) {
         be->arg_memo_epoch = epoch;
     }
     const unsigned char *p = be->trace.bytes, *end = p + be->trace.len;
-    unsigned launches = 0;
     while (p < end) {
         rec_view r;
         p = rec_next(p, &r);
@@ -194,9 +193,6 @@ static ct_status play(ct_ocl_backend *be, ct_graph *graph) {
             if (event) be->profile.n--; /* no event came */
             return node_fail_cl(be, graph, r.h.node, "clEnqueueNDRangeKernel", ct_ocl_kernel_table[r.h.kernel].name,
                                 err, "");
-        }
-        if (be->flush_launches && ++launches % be->flush_launches == 0 && (err = clFlush(be->queue)) != CL_SUCCESS) {
-            return node_fail_cl(be, graph, r.h.node, "clFlush", ct_ocl_kernel_table[r.h.kernel].name, err, "");
         }
     }
     return CT_OK;

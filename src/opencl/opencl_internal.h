@@ -291,8 +291,6 @@ typedef struct ct_ocl_replay_slot {
 #define CT_OCL_REPLAY_SLOTS 4
 /* Traces with fewer launches are always played: replay saves little there. */
 #define CT_OCL_REPLAY_MIN_LAUNCHES 2
-/* Launches between the flushes of a played trace (ct_ocl_backend.flush_launches). */
-#define CT_OCL_FLUSH_LAUNCHES 0
 
 /* The arguments play() remembers per kernel (the first ones, up to this many bytes each:
  * buffers, offsets, scalars; argument structs are set every launch). */
@@ -393,10 +391,6 @@ struct ct_ocl_backend {
     int where_index;
     char where[CT_MAX_NAME + 64];
     ct_ocl_test_encode_fn test_encoder; /* test hook: when set, encodes every non-view node */
-    /* Launches between two clFlush calls of a played trace (0: none; the compute's wait
-     * flushes the rest), so that the device starts on a long graph while the host still
-     * enqueues it: CT_OPENCL_FLUSH_LAUNCHES, else CT_OCL_FLUSH_LAUNCHES (docs/BACKENDS.md). */
-    unsigned flush_launches;
     ct_ocl_profile profile;
 };
 

@@ -50,6 +50,7 @@ enum {
 typedef struct mm_kernels {
     ct_ocl_kernel_id mv, row, mm, c4, mm128, mmtc, mvtc;
     ct_ocl_kernel_id mvq, mvq1, mvqy; /* CT_MVQ_NR1 src1 rows a group; one; CT_MVQ_NR1 with y staged */
+    ct_ocl_kernel_id mvq1_swiglu;     /* one src1 row, two src0, SWIGLU of the products */
 } mm_kernels;
 
 static mm_kernels kernels_for(ct_type t) {
@@ -64,6 +65,7 @@ static mm_kernels kernels_for(ct_type t) {
         .mvq = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ, t),
         .mvq1 = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ1, t),
         .mvqy = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQY, t),
+        .mvq1_swiglu = ct_ocl_kernel_for(CT_OCL_FAMILY_MUL_MVQ1_SWIGLU, t),
     };
 }
 
@@ -386,6 +388,34 @@ static bool may_overlap(const ct_tensor *x, const ct_tensor *y) {
     return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
 }
 
+/* The SWIGLU that ct_mul_mvq1_swiglu_<t>_f32 computes with node and the MUL_MAT after it
+ * (a feed-forward's gate and up, one token), or NULL: node runs the one-row 8-bit kernel
+ * (plan p); the next node multiplies src1 by a src0 of node's type, shape and row stride;
+ * the node after is SWIGLU of the two products (either order), their only consumer. All
+ * F32, one src1 row, no batch. *pair: that MUL_MAT. */
+static ct_tensor *fused_swiglu(ct_ocl_enc *enc, const ct_tensor *node, const mm_plan *p, const mm_kernels *k,
+                               const ct_tensor **pair) {
+    const ct_tensor *a = node->src[0], *b = node->src[1];
+    if (!p->mvq || p->id != k->mvq1 || !available(enc->be->dev, k->mvq1_swiglu)) return NULL;
+    if (ct_nelements(b) != b->ne[0] || node->type != CT_TYPE_F32) return NULL;
+    const int j = enc->node_index + 1;
+    if (!enc->uses || j >= ct_graph_n_nodes(enc->graph)) return NULL;
+    const ct_tensor *m2 = ct_graph_node(enc->graph, j);
+    if (m2->op != CT_OP_MUL_MAT || m2->src[1] != b || m2->type != CT_TYPE_F32) return NULL;
+    const ct_tensor *a2 = m2->src[0];
+    if (a2->type != a->type || !ct_are_same_shape(a2, a) || a2->nb[1] != a->nb[1] || !mvq_applies(enc, a2, k)) {
+        return NULL;
+    }
+    ct_tensor *glu = ct_ocl_enc_fusable_next(enc, node, 2);
+    if (!glu || ct_ocl_enc_fusable_next(enc, m2, 2) != glu || glu->op != CT_OP_GLU) return NULL;
+    if (glu->op_params[0] != CT_GLU_OP_SWIGLU || !glu->src[1] || glu->type != CT_TYPE_F32) return NULL;
+    if (!((glu->src[0] == node && glu->src[1] == m2) || (glu->src[0] == m2 && glu->src[1] == node))) return NULL;
+    if (!ct_are_same_shape(glu, node) || !ct_is_contiguous(glu)) return NULL;
+    if (ct_ocl_enc_addr_bits(enc, glu, "dst") % sizeof(float) != 0) return NULL;
+    *pair = m2;
+    return glu;
+}
+
 /* Whether the work memory holds src1 b in form at offset as an earlier MUL_MAT left it: no
  * node took the work memory since, and no node from that one on wrote b's bytes (views
  * write nothing; a node writes its own bytes only). Between q, k and v lie their ROPEs. */
@@ -406,12 +436,12 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
     *n_nodes = 1;
     if (ct_is_empty(node)) return CT_OK;
     const ct_tensor *a = node->src[0], *b = node->src[1];
+    const mm_kernels k = kernels_for(a->type);
     mm_plan p;
     plan(enc, node, &p);
     if (enc->st != CT_OK) return enc->st;
-    /* src1 as the kernels read it: the tensor, or its copy in the work memory */
-    /* a MUL_MAT before this one (q, k and v of one input; gate and up) may have left src1
-     * in the work memory as this node reads it */
+    /* src1 as the kernels read it: the tensor, or its copy in the work memory; a MUL_MAT
+     * before this one (q, k and v of one input; gate and up) may have left that copy */
     const int form = y_form(&p, a->type);
     const bool held = work_y_held(enc, b, form, p.y_offset);
     const cl_mem work = form != Y_NONE ? ct_ocl_enc_work(enc, p.work_bytes) : NULL;
@@ -474,7 +504,24 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
         ct_ocl_arg_bytes(enc, &args, sizeof args);
         ct_ocl_enc_dispatch(enc, qy_groups, qy_local);
     }
-    /* ... then the integer-dot mat-vec */
+    /* ... then the integer-dot mat-vec, or with the next MUL_MAT and their SWIGLU */
+    const ct_tensor *pair = NULL, *glu = fused_swiglu(enc, node, &p, &k, &pair);
+    const size_t teams = glu ? mvq_teams(enc, k.mvq1_swiglu, a->type, false) : 0;
+    if (glu && teams > 0) {
+        const ct_tensor *x = glu->src[0] == node ? a : pair->src[0], *g = glu->src[0] == node ? pair->src[0] : a;
+        const size_t local[3] = {teams * CT_MVQ_TEAM, 1, 1};
+        const size_t groups[3] = {((size_t)a->ne[1] + CT_MVQ_NR0 * teams - 1) / (CT_MVQ_NR0 * teams), 1, 1};
+        ct_ocl_enc_kernel(enc, k.mvq1_swiglu);
+        ct_ocl_arg_tensor(enc, x, "src0");
+        ct_ocl_arg_mem(enc, work);
+        ct_ocl_arg_tensor(enc, glu, "dst");
+        ct_ocl_arg_bytes(enc, &args, sizeof args);
+        ct_ocl_arg_local(enc, mvq_scratch_bytes(a->type, teams, false));
+        ct_ocl_arg_tensor(enc, g, "src0");
+        ct_ocl_enc_dispatch(enc, groups, local);
+        *n_nodes = 3;
+        return enc->st;
+    }
     ct_ocl_enc_kernel(enc, p.id);
     ct_ocl_arg_tensor(enc, a, "src0");
     ct_ocl_arg_mem(enc, work);

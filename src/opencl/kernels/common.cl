@@ -179,4 +179,8 @@ float ct_xnan(float a, float b, float r) {
 float ct_xadd(float a, float b) { return ct_xnan(a, b, a + b); }
 float ct_xsub(float a, float b) { return ct_xnan(a, b, a - b); }
 float ct_xmul(float a, float b) { return ct_xnan(a, b, a * b); }
+
+/* SWIGLU of an activation x and its gate g, as ggml: silu(x) * g (glu.cl; fused after a
+ * pair of mat-vecs in mul_mvq.cl). */
+float ct_swiglu(float x, float g) { return x / (1.0f + exp(-x)) * g; }
 float ct_xdiv(float a, float b) { return ct_xnan(a, b, ct_div(a, b)); }

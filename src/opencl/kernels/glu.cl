@@ -17,7 +17,7 @@ float glu_apply(const int op, const float x, const float g, const float alpha, c
     switch (op) {
     case GLU_REGLU: return x > 0.0f ? x * g : 0.0f;
     case GLU_GEGLU: return (f32 ? gelu_f32(x) : un_round_fp16(un_gelu(x))) * g;
-    case GLU_SWIGLU: return x / (1.0f + exp(-x)) * g;
+    case GLU_SWIGLU: return ct_swiglu(x, g);
     case GLU_SWIGLU_OAI: {
         const float xc = fmin(x, limit), gc = fmin(fmax(g, -limit), limit);
         return xc / (1.0f + exp(alpha * (-xc))) * (gc + 1.0f);

@@ -510,6 +510,21 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
     }
 }
 
+/* The team's nv sums of acc over its lanes, in part (MVQ_TEAM floats each): the total of
+ * value v is left in part[v * MVQ_TEAM]. part overlaps the stages: barriers on both sides. */
+void mvq_team_sums(const float *acc, const int nr1max, const int nv, const int lane, __local float *part) {
+    barrier(CLK_LOCAL_MEM_FENCE);
+#pragma unroll
+    for (int v = 0; v < nr1max * MVQ_NR0; v++)
+        if (v < nv) part[v * MVQ_TEAM + lane] = acc[v];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int h = MVQ_TEAM / 2; h > 0; h >>= 1) {
+        if (lane < h)
+            for (int v = 0; v < nv; v++) part[v * MVQ_TEAM + lane] += part[v * MVQ_TEAM + lane + h];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+}
+
 /* A work-group of 1-D size nteam * MVQ_TEAM gives each team MVQ_NR0 rows, and takes
  * nr1max src1 rows (MVQ_NR1, or 1 in the kernels for a single src1 row). Teams are
  * sub-groups where the device's are MVQ_TEAM wide: sub-group barriers and
@@ -519,11 +534,15 @@ void mvq_dots(const int t, const int nr1max, const __global uchar *x, const ulon
  * (past the last row it repeats that row and stores nothing), the sums meet in local
  * memory, and with ys the group stages y for its teams (mvq_stage_y). scratch:
  * IQ4_NL's 16 values, the teams' stages, with ys the y stage (encoders/mul_mat.c sizes
- * it); the reduction reuses all of it. */
-void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
+ * it); the reduction reuses all of it. With glu (one src1 row) the rows of src0g (src0's
+ * type, shape and row stride) are taken too, and dst gets ct_swiglu(src0 . y, src0g . y):
+ * the MUL_MAT pair and SWIGLU after it (encoders/mul_mat.c), each sum as the plain kernel's. */
+void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS, const int glu, const __global uchar *src0g,
+         const ulong offs0g) {
     const int r1 = get_group_id(1) * nr1max, nr1 = min(nr1max, ne11 - r1);
     const int im = get_group_id(2), i12 = im % ne12, i13 = im / ne12;
     const __global uchar *x0 = src0 + offs0 + (ulong)(i12 / r2) * nb02 + (ulong)(i13 / r3) * nb03;
+    const __global uchar *g0 = glu ? src0g + offs0g : x0; /* glu: one src1 row, no batch */
     const ulong yrow0 = (ulong)im * (ulong)ne11 + (ulong)r1;
     const __global uchar *yq = work + yrow0 * (ulong)ne00;
     const __global float4 *yds = (const __global float4 *)(work + nrows * (ulong)ne00) + yrow0 * (ulong)(ne00 / 64);
@@ -552,10 +571,13 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
         const int nr0 = min(ne01 - r0, MVQ_NR0);
         __local uint *stage = stages + team * MVQ_NR0 * sw;
         mvq_dots(t, nr1max, x0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 1, stage, 0, ystage, acc);
+        float accg[MVQ_NR0];
+        if (glu) mvq_dots(t, 1, g0 + (ulong)r0 * nb01, nb01, nr0, yq, yds, ne00, 1, kv, lane, 1, stage, 0, ystage, accg);
 #pragma unroll
         for (int v = 0; v < nr1max * MVQ_NR0; v++) {
             if (v >= nv) break;
-            const float s = sub_group_reduce_add(acc[v]);
+            float s = sub_group_reduce_add(acc[v]);
+            if (glu) s = ct_swiglu(s, sub_group_reduce_add(accg[v]));
             const int c = v / MVQ_NR0, r = v % MVQ_NR0;
             if (lane == 0 && r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
         }
@@ -566,22 +588,21 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
     const int r0 = (get_group_id(0) * (get_local_size(0) / MVQ_TEAM) + team) * MVQ_NR0;
     const int nr0 = clamp(ne01 - r0, 0, MVQ_NR0);
     __local uint *stage = stages + team * MVQ_NR0 * sw;
+    __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
     mvq_dots(t, nr1max, x0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, nr1, kv, lane, 0, stage,
              ys, ystage, acc);
-    __local float *part = scratch + team * nv * MVQ_TEAM; /* over the stages: all are read */
-    barrier(CLK_LOCAL_MEM_FENCE);
-#pragma unroll
-    for (int v = 0; v < nr1max * MVQ_NR0; v++)
-        if (v < nv) part[v * MVQ_TEAM + lane] = acc[v];
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int h = MVQ_TEAM / 2; h > 0; h >>= 1) {
-        if (lane < h)
-            for (int v = 0; v < nv; v++) part[v * MVQ_TEAM + lane] += part[v * MVQ_TEAM + lane + h];
-        barrier(CLK_LOCAL_MEM_FENCE);
+    mvq_team_sums(acc, nr1max, nv, lane, part);
+    float sx = 0.0f; /* glu: this lane's row sum of src0 (lane < nv = MVQ_NR0) */
+    if (glu) {
+        if (lane < nv) sx = part[lane * MVQ_TEAM];
+        mvq_dots(t, 1, g0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, 1, kv, lane, 0, stage, 0,
+                 ystage, acc); /* its first barrier: every sx is read before the stages change */
+        mvq_team_sums(acc, 1, nv, lane, part);
     }
     for (int v = lane; v < nv; v += MVQ_TEAM) {
         const int c = v / MVQ_NR0, r = v % MVQ_NR0;
-        if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = part[v * MVQ_TEAM];
+        const float s = glu ? ct_swiglu(sx, part[v * MVQ_TEAM]) : part[v * MVQ_TEAM];
+        if (r < nr0) ((__global float *)((__global uchar *)d0 + (ulong)c * nb1))[r0 + r] = s;
     }
 }
 
@@ -600,11 +621,14 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS) {
     src0, offs0, work, dst, offsd, a.ne00, a.ne01, a.nb01, a.nb02, a.nb03, a.ne11, a.ne12, a.nb1, a.nb2, a.nb3,  \
         a.r2, a.r3, a.work_rows, scratch
 #define MVQ_KERNEL(name, T) \
-    __kernel void ct_mul_mvq_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_KERNEL_PASS); }
-#define MVQ_KERNEL1(name, T) \
-    __kernel void ct_mul_mvq1_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, 1, 0, MVQ_KERNEL_PASS); }
+    __kernel void ct_mul_mvq_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 0, MVQ_KERNEL_PASS, 0, 0, 0); }
+#define MVQ_KERNEL1(name, T)                                                                                     \
+    __kernel void ct_mul_mvq1_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, 1, 0, MVQ_KERNEL_PASS, 0, 0, 0); }         \
+    __kernel void ct_mul_mvq1_swiglu_##name##_f32(MVQ_KERNEL_ARGS, __global const uchar *src0g, ulong offs0g) { \
+        mvq(T, 1, 0, MVQ_KERNEL_PASS, 1, src0g, offs0g);                                                       \
+    }
 #define MVQ_KERNELY(name, T) \
-    __kernel void ct_mul_mvqy_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_KERNEL_PASS); }
+    __kernel void ct_mul_mvqy_##name##_f32(MVQ_KERNEL_ARGS) { mvq(T, MVQ_NR1, 1, MVQ_KERNEL_PASS, 0, 0, 0); }
 MVQ_KERNEL(q4_0, MM_Q4_0)
 MVQ_KERNEL(q4_1, MM_Q4_1)
 MVQ_KERNEL(q5_0, MM_Q5_0)
