@@ -343,6 +343,7 @@ static void test_patterns(void) {
         {CT_TYPE_Q4_K, CT_TYPE_Q4_K, 70, 1, CT_GLU_OP_SWIGLU, false, false, 2}, /* a partial last group */
         {CT_TYPE_Q6_K, CT_TYPE_Q6_K, 64, 1, CT_GLU_OP_SWIGLU, true, false, 2},  /* glu(up, gate) */
         {CT_TYPE_Q8_0, CT_TYPE_Q8_0, 33, 1, CT_GLU_OP_SWIGLU, false, false, 2},
+        {CT_TYPE_IQ4_NL, CT_TYPE_IQ4_NL, 40, 1, CT_GLU_OP_SWIGLU, false, false, 2}, /* a table in local memory */
         {CT_TYPE_Q4_0, CT_TYPE_Q8_0, 64, 1, CT_GLU_OP_SWIGLU, false, false, 0}, /* two types: apart */
         {CT_TYPE_Q4_0, CT_TYPE_Q4_0, 64, 2, CT_GLU_OP_SWIGLU, false, false, 0}, /* two columns */
         {CT_TYPE_Q4_0, CT_TYPE_Q4_0, 64, 1, CT_GLU_OP_GEGLU, false, false, 0},  /* not SWIGLU */

@@ -595,8 +595,12 @@ void mvq(const int t, const int nr1max, const int ys, MVQ_ARGS, const int glu, c
     float sx = 0.0f; /* glu: this lane's row sum of src0 (lane < nv = MVQ_NR0) */
     if (glu) {
         if (lane < nv) sx = part[lane * MVQ_TEAM];
+        if (t == MM_IQ4_NL) { /* the sums overwrote the table: again, once every sx is read */
+            barrier(CLK_LOCAL_MEM_FENCE);
+            for (int l = get_local_id(0); l < 16; l += get_local_size(0)) kv[l] = (char)ct_kvalues_iq4nl_f[l];
+        }
         mvq_dots(t, 1, g0 + (ulong)min(r0, ne01 - 1) * nb01, nb01, nr0, yq, yds, ne00, 1, kv, lane, 0, stage, 0,
-                 ystage, acc); /* its first barrier: every sx is read before the stages change */
+                 ystage, acc); /* its first barrier: every sx is read and the table written before the stages change */
         mvq_team_sums(acc, 1, nv, lane, part);
     }
     for (int v = lane; v < nv; v += MVQ_TEAM) {
