@@ -15,7 +15,8 @@
  * elements, the graph given as a view, another node between the norm and its MUL, an
  * abort callback (each node handed over on its own). Where the ADD stays apart: its other
  * operand broadcast, the product consumed again or flagged output; before the norm, an
- * operand broadcast or strided.
+ * operand broadcast or strided. A result placed over an input: fused row for row, apart when
+ * shifted by a row or over a SWIGLU's weight.
  * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
@@ -46,6 +47,10 @@ typedef struct fx {
     int n_check;
     int want_fused;      /* pairs the fusing backend should take */
     bool view_graph;     /* computed as ct_graph_view of the whole graph */
+    /* placed's bytes moved to host's at host_offset once the leaves are filled: a result
+     * over an input's memory, as an allocator reusing a dead input's block puts it */
+    ct_tensor *placed, *host;
+    size_t host_offset;
 } fx;
 
 /* A case: builds its graph into a fresh fx (once per backend), with parameters p. */
@@ -107,6 +112,10 @@ static bool compute(build_fn build, const void *p, ct_backend *be, float **res, 
         }
         ct_tensor_set(t, bytes, 0, n);
         free(bytes);
+    }
+    if (f.placed && st == CT_OK) {
+        f.placed->data = (char *)f.host->data + f.host_offset;
+        f.placed->buffer = f.host->buffer;
     }
     ct_graph *g = f.view_graph && st == CT_OK ? ct_graph_view(f.ctx, f.g, 0, ct_graph_n_nodes(f.g)) : f.g;
     const uint64_t fused0 = ct_backend_is_cpu(be) ? 0 : ((ct_ocl_backend *)be->context)->n_fused;
@@ -419,6 +428,53 @@ static void build_between(fx *f, const void *p) {
     out(f, m && s ? ct_add(f->ctx, m, s) : NULL);
 }
 
+/* A result placed over an input (docs/BACKENDS.md, "Fusion"): x is rows 0..2 of a leaf of 4
+ * rows, and the fused kernel's result lies at row `shift` of that leaf. Row for row (shift 0)
+ * fuses; shifted by a row, a work-group would write a row another has yet to read, so the
+ * nodes go apart. pre: x is an ADD's operand, the norm takes the sum. */
+typedef struct place_case {
+    int shift;
+    bool pre;
+    int want;
+} place_case;
+
+static void build_placed(fx *f, const void *pv) {
+    const place_case *p = pv;
+    ct_tensor *xb = leaf(f, CT_TYPE_F32, 512, 4, 1, 1), *w = leaf(f, CT_TYPE_F32, 512, 1, 1, 1);
+    ct_tensor *y = leaf(f, CT_TYPE_F32, 512, 3, 1, 1);
+    ct_tensor *x = xb ? ct_view_2d(f->ctx, xb, 512, 3, xb->nb[1], 0) : NULL;
+    ct_tensor *h = x && y && p->pre ? ct_add(f->ctx, x, y) : x;
+    ct_tensor *m = h && w ? ct_mul(f->ctx, ct_rms_norm(f->ctx, h, 1e-6f), w) : NULL;
+    out(f, m);
+    f->placed = m, f->host = xb, f->host_offset = xb ? (size_t)p->shift * xb->nb[1] : 0;
+    f->want_fused = p->want;
+}
+
+/* The feed-forward's SWIGLU placed over the gate's weight: every work-group of the fused
+ * kernel reads the whole weight while it writes. */
+static void build_glu_over_weight(fx *f, const void *p) {
+    (void)p;
+    ct_tensor *y = leaf(f, CT_TYPE_F32, 256, 1, 1, 1);
+    ct_tensor *wg = leaf(f, CT_TYPE_Q4_0, 256, 96, 1, 1), *wu = leaf(f, CT_TYPE_Q4_0, 256, 96, 1, 1);
+    ct_tensor *h = y && wg && wu ? ct_glu_split(f->ctx, ct_mul_mat(f->ctx, wg, y), ct_mul_mat(f->ctx, wu, y),
+                                                CT_GLU_OP_SWIGLU) : NULL;
+    out(f, h);
+    f->placed = h, f->host = wg, f->host_offset = 0;
+}
+
+static void test_placed_over_input(void) {
+    static const place_case cases[] = {
+        {0, false, 1}, {1, false, 0}, {0, true, 2}, {1, true, 1},
+    };
+    for (int i = 0; i < CT_ARRAY_LEN_(cases); i++) {
+        char what[96];
+        snprintf(what, sizeof what, "result over %s, %s", cases[i].pre ? "the ADD's operand" : "the norm's input",
+                 cases[i].shift ? "shifted a row" : "row for row");
+        run(what, build_placed, &cases[i]);
+    }
+    run("SWIGLU over the gate's weight", build_glu_over_weight, NULL);
+}
+
 static void test_must_not_fuse(void) {
     run("second consumer", build_second_consumer, NULL);
     run("norm flagged output", build_output_flag, NULL);
@@ -463,6 +519,7 @@ int main(void) {
      * results above were its */
     CHECK(((ct_ocl_backend *)ocl_off->context)->n_args_skipped > 0);
     test_must_not_fuse();
+    test_placed_over_input();
     test_abort_callback();
     ct_backend_free(ocl_off);
     ct_backend_free(ocl);

@@ -96,6 +96,21 @@ ct_tensor *ct_ocl_enc_fusable_next(const ct_ocl_enc *enc, const ct_tensor *t, in
     return NULL;
 }
 
+bool ct_ocl_may_overlap(const ct_tensor *x, const ct_tensor *y) {
+    const ct_buffer *bx = x->view_src ? x->view_src->buffer : x->buffer;
+    const ct_buffer *by = y->view_src ? y->view_src->buffer : y->buffer;
+    if (bx != by) return false;
+    const char *px = x->data, *py = y->data;
+    return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
+}
+
+bool ct_ocl_fused_write_clashes(const ct_tensor *out, const ct_tensor *in) {
+    if (!ct_ocl_may_overlap(out, in)) return false;
+    const bool same_place = out->data == in->data && out->type == in->type && ct_are_same_shape(out, in) &&
+                            memcmp(out->nb, in->nb, sizeof out->nb) == 0;
+    return !same_place;
+}
+
 /* ---- kernels, created on first use ------------------------------------------------- */
 
 ct_status ct_ocl_kernel_get(ct_ocl_backend *be, ct_ocl_kernel_id id, cl_kernel *out) {

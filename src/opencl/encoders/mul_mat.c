@@ -379,20 +379,11 @@ static int y_form(const mm_plan *p, ct_type a_type) {
     return Y_NONE;
 }
 
-/* Whether two tensors' bytes may share memory. */
-static bool may_overlap(const ct_tensor *x, const ct_tensor *y) {
-    const ct_buffer *bx = x->view_src ? x->view_src->buffer : x->buffer;
-    const ct_buffer *by = y->view_src ? y->view_src->buffer : y->buffer;
-    if (bx != by) return false;
-    const char *px = x->data, *py = y->data;
-    return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
-}
-
 /* The SWIGLU that ct_mul_mvq1_swiglu_<t>_f32 computes with node and the MUL_MAT after it
  * (a feed-forward's gate and up, one token), or NULL: node runs the one-row 8-bit kernel
  * (plan p); the next node multiplies src1 by a src0 of node's type, shape and row stride;
  * the node after is SWIGLU of the two products (either order), their only consumer. All
- * F32, one src1 row, no batch. *pair: that MUL_MAT. */
+ * F32, one src1 row, no batch, the result apart from both weights. *pair: that MUL_MAT. */
 static ct_tensor *fused_swiglu(ct_ocl_enc *enc, const ct_tensor *node, const mm_plan *p, const mm_kernels *k,
                                const ct_tensor **pair) {
     const ct_tensor *a = node->src[0], *b = node->src[1];
@@ -412,6 +403,8 @@ static ct_tensor *fused_swiglu(ct_ocl_enc *enc, const ct_tensor *node, const mm_
     if (!((glu->src[0] == node && glu->src[1] == m2) || (glu->src[0] == m2 && glu->src[1] == node))) return NULL;
     if (!ct_are_same_shape(glu, node) || !ct_is_contiguous(glu)) return NULL;
     if (ct_ocl_enc_addr_bits(enc, glu, "dst") % sizeof(float) != 0) return NULL;
+    /* every work-group reads both weights whole while writing its rows */
+    if (ct_ocl_fused_write_clashes(glu, a) || ct_ocl_fused_write_clashes(glu, a2)) return NULL;
     *pair = m2;
     return glu;
 }
@@ -426,7 +419,7 @@ static bool work_y_held(const ct_ocl_enc *enc, const ct_tensor *b, int form, siz
     }
     for (int i = enc->work_y.node; i < enc->node_index; i++) {
         const ct_tensor *n = ct_graph_node(enc->graph, i);
-        if (!ct_op_is_view(n->op) && !ct_is_empty(n) && may_overlap(n, b)) return false;
+        if (!ct_op_is_view(n->op) && !ct_is_empty(n) && ct_ocl_may_overlap(n, b)) return false;
     }
     return true;
 }

@@ -108,6 +108,20 @@ static bool pre_add_fusable(ct_ocl_enc *enc, const ct_tensor *pre, const ct_tens
     return f32_aligned(enc, a, "src0") && f32_aligned(enc, b, "src1") && f32_aligned(enc, pre, "dst");
 }
 
+/* Whether the fused kernel's writes (dst, and pre's sum when an ADD comes first) may race
+ * with what it reads (ct_ocl_fused_write_clashes): the norm's input a (pre's operands), the
+ * weight w, the residual r, the sum read back. */
+static bool writes_clash(const ct_tensor *pre, const ct_tensor *dst, const ct_tensor *a, const ct_tensor *w,
+                         const ct_tensor *r) {
+    const ct_tensor *in[] = {a, pre ? pre->src[1] : NULL, w, r, pre};
+    for (size_t i = 0; i < sizeof in / sizeof *in; i++) {
+        if (!in[i]) continue;
+        if (ct_ocl_fused_write_clashes(dst, in[i])) return true;
+        if (pre && in[i] != pre && ct_ocl_fused_write_clashes(pre, in[i])) return true;
+    }
+    return false;
+}
+
 /* Encodes node, fused with the nodes after it that its kernel takes (the status is enc->st);
  * pre: the ADD before it that makes its input, or NULL. False, with nothing encoded, when pre
  * is given but the norm cannot take its MUL. */
@@ -118,6 +132,8 @@ static bool encode(ct_ocl_enc *enc, const ct_tensor *node, const ct_tensor *pre,
     const ct_tensor *mul = fused_mul(enc, node, at, &w, &w_first), *r = NULL;
     bool r_first = false;
     const ct_tensor *add = mul ? fused_add(enc, mul, at, &r, &r_first) : NULL;
+    if (add && writes_clash(pre, add, a, w, r)) add = NULL; /* the MUL alone may still fuse */
+    if (mul && !add && writes_clash(pre, mul, a, w, NULL)) mul = NULL;
     const bool group = node->op == CT_OP_GROUP_NORM;
     const ct_ocl_kernel_id fused_id = pre ? CT_OCL_K_ADD_RMS_NORM_MUL_F32 : CT_OCL_K_RMS_NORM_MUL_F32;
     size_t local[3], groups[3], scratch;
