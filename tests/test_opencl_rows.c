@@ -339,6 +339,17 @@ static void test_get_rows(void) {
                  bad % 2 ? "= rows" : "-1");
         bad_index_case(name, build_get_rows, &p);
     }
+    /* short lists, which the row kernels check themselves: one index (F32 rows), three (block
+     * rows through local memory), the last one bad */
+    for (int bad = 1; bad <= 2; bad++) {
+        rows_p p = {.type = bad == 1 ? CT_TYPE_F32 : CT_TYPE_Q4_0, .variant = bad == 1 ? 5 : 6};
+        p.idx32[0] = bad == 1 ? 7 : 0;
+        p.idx32[2] = -1;
+        char name[64];
+        snprintf(name, sizeof name, "GET_ROWS %s variant %d, short list, index %s", ct_type_name(p.type), p.variant,
+                 bad == 1 ? "= rows" : "-1");
+        bad_index_case(name, build_get_rows, &p);
+    }
 }
 
 /* ---- SET_ROWS ------------------------------------------------------------------ */

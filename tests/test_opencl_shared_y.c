@@ -67,14 +67,8 @@ static void fill(ct_tensor *t, int salt) {
             const uint16_t h = (uint16_t)((0x3000 + (i * 7 + (size_t)salt) % 0x0c00) | ((i & 1) << 15));
             memcpy(bytes + 2 * i, &h, 2);
         }
-    } else { /* a weight: quantized floats, so every block is valid */
-        const size_t count = (size_t)ct_nelements(t);
-        float *x = malloc(count * sizeof *x);
-        for (size_t i = 0; x && i < count; i++) {
-            x[i] = (float)((double)(((i + 3) * 2246822519u + (size_t)salt * 3266489917u) % 4001) / 2000.0 - 1.0);
-        }
-        if (!x || ct_quantize_row(t->type, x, bytes, (int64_t)count) != CT_OK) memset(bytes, 0, n);
-        free(x);
+    } else { /* a weight */
+        tu_fill_quantized(t->type, bytes, ct_nelements(t), (unsigned)salt);
     }
     ct_tensor_set(t, bytes, 0, n);
     free(bytes);

@@ -77,6 +77,18 @@ void tu_fill_bytes(void *p, size_t n) {
     for (size_t i = 0; i < n; i++) b[i] = (unsigned char)tu_rand_u64();
 }
 
+void tu_fill_quantized(ct_type t, void *out, int64_t count, unsigned salt) {
+    float *x = malloc((size_t)count * sizeof *x);
+    for (int64_t i = 0; x && i < count; i++) {
+        x[i] = (float)((double)((((size_t)i + 1) * 2246822519u + (size_t)salt * 3266489917u) % 4001) / 2000.0 - 1.0);
+    }
+    size_t bytes = 0;
+    if ((!x || ct_quantize_row(t, x, out, count) != CT_OK) && ct_row_size(t, count, &bytes) == CT_OK) {
+        memset(out, 0, bytes);
+    }
+    free(x);
+}
+
 bool tu_opencl_device_selected(const ct_device *dev) {
     const char *only = getenv("CT_TEST_OPENCL_DEVICE");
     return !only || strcmp(only, ct_device_name(dev)) == 0;

@@ -64,6 +64,10 @@ int64_t tu_rand_below(int64_t n);
 void tu_fill_uniform(float *x, size_t n, float lo, float hi);
 /* Fills with random bytes. */
 void tu_fill_bytes(void *p, size_t n);
+/* Writes count values of a fixed pattern in [-1, 1] (salt varies it) quantized to block type
+ * t into out, so every block is valid and each run and backend gets the same weights;
+ * zeros when that fails (out of memory). */
+void tu_fill_quantized(ct_type t, void *out, int64_t count, unsigned salt);
 /* Whether an OpenCL test runs on dev: every device, or only the one the environment
  * variable CT_TEST_OPENCL_DEVICE names. */
 bool tu_opencl_device_selected(const ct_device *dev);

@@ -405,13 +405,9 @@ static ct_status dev_init_backend(ct_device *device, const char *params, ct_back
     ct_ocl_trace_discard(be);  /* an empty trace, replayable until a launch says otherwise */
     /* On by default where a launch is a driver's trip to a device; off on CPU devices,
      * where PoCL 3.1 ran the 1000-node graph 7-13% slower replayed. */
-    const char *replay = getenv("CT_OPENCL_GRAPH_REPLAY");
-    bool want_replay = d->type != CT_DEVICE_TYPE_CPU;
-    if (replay && *replay) want_replay = strcmp(replay, "0") != 0;
-    be->replay_enabled = d->has_cmdbuf && want_replay;
-    const char *fusion = getenv("CT_OPENCL_FUSION");
-    be->fusion_enabled = !(fusion && strcmp(fusion, "0") == 0);
-    be->profile.on = ct_ocl_profile_wanted();
+    be->replay_enabled = d->has_cmdbuf && ct_ocl_env_switch("CT_OPENCL_GRAPH_REPLAY", d->type != CT_DEVICE_TYPE_CPU);
+    be->fusion_enabled = ct_ocl_env_switch("CT_OPENCL_FUSION", true);
+    be->profile.on = ct_ocl_env_switch("CT_OPENCL_PROFILE", false);
     cl_int err;
     const cl_command_queue_properties props = be->profile.on ? CL_QUEUE_PROFILING_ENABLE : 0;
     be->queue = CT_OCL_CREATE("clCreateCommandQueue", &err, clCreateCommandQueue(d->context, d->device, props, &err));

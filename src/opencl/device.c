@@ -417,8 +417,7 @@ static ct_ocl_device *device_create(int index, cl_platform_id platform, cl_devic
                                     "asm(\"cvt.rn.bf16x2.f32 %0, %1, %2;\" : \"=r\"(r) : \"f\"(e[2]), \"f\"(e[3]));\n"
                                     "o[6] = p ^ r; }\n");
     /* tests and debugging: the same kernels on any device, through the portable emulation */
-    const char *emu = getenv("CT_OPENCL_MMA_EMULATE");
-    d->mma_emulate = emu && strcmp(emu, "1") == 0;
+    d->mma_emulate = ct_ocl_env_switch("CT_OPENCL_MMA_EMULATE", false);
     if (d->has_nv_mma || d->mma_emulate) d->features |= CT_OCL_FEAT_MMA;
     ct_ocl_buffer_types_init(d);
     d->refcount = 1;
@@ -475,6 +474,11 @@ size_t ct_ocl_devices_enumerate(ct_ocl_device ***out) {
     ct_free(platforms);
     *out = list;
     return count;
+}
+
+bool ct_ocl_env_switch(const char *name, bool if_unset) {
+    const char *v = getenv(name);
+    return v && *v ? strcmp(v, "0") != 0 : if_unset;
 }
 
 void ct_ocl_device_retain(ct_ocl_device *dev) {

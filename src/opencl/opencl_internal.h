@@ -196,6 +196,9 @@ static inline bool ct_ocl_kernel_available(const ct_ocl_device *dev, ct_ocl_kern
  * the number found (0 without a platform); *out is a ct_malloc'd array. */
 size_t ct_ocl_devices_enumerate(ct_ocl_device ***out);
 void ct_ocl_device_retain(ct_ocl_device *dev);
+/* The switch environment variable name sets: if_unset when it is unset or empty, off for
+ * "0", on for any other value (CT_OPENCL_FUSION, _GRAPH_REPLAY, _PROFILE, _MMA_EMULATE). */
+bool ct_ocl_env_switch(const char *name, bool if_unset);
 /* Drops one reference; the last frees the program, queue, context and struct. */
 void ct_ocl_device_release(ct_ocl_device *dev);
 
@@ -404,10 +407,9 @@ ct_status ct_ocl_trace_launch(ct_ocl_backend *be, ct_ocl_kernel_id id, const siz
  * each argument and launch through the queue. Errors name the node of the
  * failing command (graph gives the names). Does not wait. */
 ct_status ct_ocl_trace_submit(ct_ocl_backend *be, ct_graph *graph, bool may_replay);
-/* profile.c: whether CT_OPENCL_PROFILE asks for profiling; a monotonic clock; the
+/* profile.c: a monotonic clock; the
  * event of the next launch (which waits for the events taken when CT_OCL_PROFILE_EVENTS
  * are); a compute's start and end (after its wait); the log of the sums (backend free). */
-bool ct_ocl_profile_wanted(void);
 uint64_t ct_ocl_now_ns(void);
 cl_event *ct_ocl_profile_slot(ct_ocl_backend *be, uint32_t id);
 void ct_ocl_profile_begin(ct_ocl_backend *be);

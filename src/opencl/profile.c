@@ -5,19 +5,12 @@
  * time is the kernels', the gaps between them or the host's. */
 #include "opencl_internal.h"
 
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 uint64_t ct_ocl_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-bool ct_ocl_profile_wanted(void) {
-    const char *v = getenv("CT_OPENCL_PROFILE");
-    return v && *v && strcmp(v, "0") != 0;
 }
 
 /* Reads and releases the events taken so far into the sums. The caller has waited for

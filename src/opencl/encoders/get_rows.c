@@ -1,6 +1,6 @@
 /* GET_ROWS on OpenCL: dst[:, i10, i11, i12] = dequant(src0[:, src1[i10, i11, i12], i11, i12]).
- * ct_check_indices runs first and raises the error flag on a bad index; the row
- * kernel then writes nothing. */
+ * ct_check_indices runs first and raises the error flag on a bad index (or the row kernel
+ * checks a short list itself, rows.h); the row kernel then writes nothing. */
 #include "rows.h"
 #include "tensor/tensor_internal.h"
 
@@ -17,17 +17,20 @@ ct_status ct_ocl_encode_get_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes)
     *n_nodes = 1;
     const ct_tensor *a = node->src[0], *b = node->src[1];
     if (ct_is_empty(node)) return CT_OK;
-    ct_ocl_encode_check_indices(enc, b, a->ne[1]);
+    const bool check_inline = ct_ocl_rows_check_inline(b);
+    if (!check_inline) ct_ocl_encode_check_indices(enc, b, a->ne[1]);
 
     /* rows of packed elements (blocks always are) and a packed destination: ct_rows4 */
     const bool packed = ct_type_block_size(a->type) > 1 || a->nb[0] == ct_type_size(a->type) || a->ne[0] == 1;
     if (packed && (node->nb[0] == ct_type_size(node->type) || node->ne[0] == 1)) {
-        const ct_ocl_rows_job j = {.src = a, .idx = b, .dst = node, .mode = CT_ROWS_GET, .ne0 = a->ne[0],
+        const ct_ocl_rows_job j = {.src = a, .idx = b, .dst = node, .mode = CT_ROWS_GET, .check_all = check_inline,
+                                   .ne0 = a->ne[0],
                                    .n1 = b->ne[0], .n2 = b->ne[1], .n3 = b->ne[2], .lim = a->ne[1],
                                    .snb = {a->nb[1], a->nb[2], a->nb[3]},
                                    .dnb = {node->nb[1], node->nb[2], node->nb[3]}};
         if (ct_ocl_try_rows4(enc, &j)) return enc->st;
     }
+    if (check_inline) ct_ocl_encode_check_indices(enc, b, a->ne[1]); /* the kernel below checks none */
 
     const ct_ocl_kernel_id kid = ct_ocl_kernel_for(CT_OCL_FAMILY_GET_ROWS, a->type);
     size_t nth, nrptg;

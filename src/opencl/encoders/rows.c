@@ -55,6 +55,7 @@ static ct_rows_args job_args(const ct_ocl_rows_job *j) {
         .lim = j->lim,
         .mode = j->mode,
         .is64 = c && c->type == CT_TYPE_I64,
+        .check_all = c && j->check_all,
     };
 }
 

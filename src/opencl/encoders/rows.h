@@ -51,6 +51,7 @@ enum { CT_OCL_STAGE_BYTES = CT_STAGE_WORDS * 16 };
 typedef struct ct_ocl_rows_job {
     const ct_tensor *src, *idx, *dst; /* idx NULL for CPY */
     int mode;
+    bool check_all; /* the row kernel checks the whole index list (ct_ocl_rows_check_inline) */
     int64_t ne0, n1, n2, n3, lim;
     size_t snb[3], dnb[3];
 } ct_ocl_rows_job;
@@ -68,6 +69,11 @@ void ct_ocl_rows_job_align(ct_ocl_enc *enc, const ct_ocl_rows_job *j, cl_ulong e
 bool ct_ocl_try_rows4(ct_ocl_enc *enc, const ct_ocl_rows_job *j);
 /* ct_quant_rows_<dst type>: F32, F16 or BF16 into Q8_0, Q4_0, Q4_1, Q5_0, Q5_1 or IQ4_NL. */
 bool ct_ocl_try_quant_rows(ct_ocl_enc *enc, const ct_ocl_rows_job *j);
+
+/* Whether the row kernels check idx's whole list themselves (ct_rows_args.check_all) rather
+ * than after ct_check_indices' launch: lists of up to 16 indices (a decoded token's SET_ROWS
+ * and GET_ROWS), which every work-item reads from cache. */
+static inline bool ct_ocl_rows_check_inline(const ct_tensor *idx) { return ct_nelements(idx) <= 16; }
 
 /* Enqueues ct_check_indices over idx (I32 or I64, dims 0..2): it raises the error flag
  * for an index outside [0, limit). */

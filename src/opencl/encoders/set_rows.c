@@ -1,6 +1,7 @@
 /* SET_ROWS on OpenCL: dst[:, src1[i, i02 % ne11, i03 % ne12], i02, i03] = convert(src0[:, i, i02, i03]),
  * quantizing with quant.cl's copies of the CPU quantizers (the same bytes). The
- * index check runs first; the row kernel writes nothing once it has raised the flag.
+ * index check runs first (in the row kernel itself for a short list, rows.h); the row
+ * kernel writes nothing once it has raised the flag.
  * Duplicate indices in one batch leave the row of any one of their sources (the CPU
  * keeps the last): include/ctensor.h leaves which one wins to the backend. */
 #include "rows.h"
@@ -21,17 +22,20 @@ ct_status ct_ocl_encode_set_rows(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes)
     *n_nodes = 1;
     const ct_tensor *b = node->src[0], *c = node->src[1];
     if (ct_is_empty(b)) return CT_OK;
-    ct_ocl_encode_check_indices(enc, c, node->ne[1]);
+    const bool check_inline = ct_ocl_rows_check_inline(c);
+    if (!check_inline) ct_ocl_encode_check_indices(enc, c, node->ne[1]);
 
     /* packed source rows (the destination's are): ct_rows4 or ct_quant_rows */
     if (b->nb[0] == ct_type_size(b->type) || b->ne[0] == 1) {
-        const ct_ocl_rows_job j = {.src = b, .idx = c, .dst = node, .mode = CT_ROWS_SET, .ne0 = b->ne[0],
+        const ct_ocl_rows_job j = {.src = b, .idx = c, .dst = node, .mode = CT_ROWS_SET, .check_all = check_inline,
+                                   .ne0 = b->ne[0],
                                    .n1 = b->ne[1], .n2 = b->ne[2], .n3 = b->ne[3], .lim = node->ne[1],
                                    .snb = {b->nb[1], b->nb[2], b->nb[3]},
                                    .dnb = {node->nb[1], node->nb[2], node->nb[3]}};
         const bool done = ct_type_block_size(node->type) > 1 ? ct_ocl_try_quant_rows(enc, &j) : ct_ocl_try_rows4(enc, &j);
         if (done) return enc->st;
     }
+    if (check_inline) ct_ocl_encode_check_indices(enc, c, node->ne[1]); /* the kernel below checks none */
 
     const unsigned es_src = (unsigned)ct_type_size(b->type);
     const size_t ts_dst = ct_type_size(node->type);

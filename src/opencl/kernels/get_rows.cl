@@ -1,6 +1,11 @@
 /* GET_ROWS: dst[:, i10, i11, i12] = dequant(src0[:, src1[i10, i11, i12], i11, i12]),
  * and the index check that SET_ROWS shares. */
 
+/* The index (I32 or I64) at p. */
+long ct_ld_index(const __global uchar *p, int is64) {
+    return is64 ? (long)(((ulong)ct_ld_u32(p + 4) << 32) | ct_ld_u32(p)) : (long)as_int(ct_ld_u32(p));
+}
+
 /* Raises the flag when an index (I32 or I64) lies outside [0, limit). It runs
  * before the op's kernel, which then writes nothing once the flag is set. */
 __kernel void ct_check_indices(__global const uchar *idx, ulong idx_offs, long ne0, ulong nb0, ulong nb1, ulong nb2,
@@ -8,8 +13,26 @@ __kernel void ct_check_indices(__global const uchar *idx, ulong idx_offs, long n
     const long i0 = get_global_id(0);
     if (i0 >= ne0) return;
     const __global uchar *p = idx + idx_offs + (ulong)i0 * nb0 + get_global_id(1) * nb1 + get_global_id(2) * nb2;
-    const long v = is64 ? (long)(((ulong)ct_ld_u32(p + 4) << 32) | ct_ld_u32(p)) : (long)as_int(ct_ld_u32(p));
+    const long v = ct_ld_index(p, is64);
     if (v < 0 || v >= limit) CT_RAISE_ERROR(err, code);
+}
+
+/* Whether every index of a list of ne0 x ne1 x ne2 lies in [0, limit); raises the flag when
+ * one does not. For a short list (ct_rows_args.check_all) each work-item of a row kernel
+ * checks all of it, so every row is written or none is, as after ct_check_indices, without
+ * that kernel's launch. */
+int ct_indices_ok(const __global uchar *idx, long ne0, long ne1, long ne2, ulong nb0, ulong nb1, ulong nb2, int is64,
+                  long limit, __global int *err, int code) {
+    for (long i2 = 0; i2 < ne2; i2++)
+        for (long i1 = 0; i1 < ne1; i1++)
+            for (long i0 = 0; i0 < ne0; i0++) {
+                const long v = ct_ld_index(idx + (ulong)i0 * nb0 + (ulong)i1 * nb1 + (ulong)i2 * nb2, is64);
+                if (v < 0 || v >= limit) {
+                    CT_RAISE_ERROR(err, code);
+                    return 0;
+                }
+            }
+    return 1;
 }
 
 void ct_st_f32(__global uchar *p, float v, int aligned) {
@@ -108,7 +131,8 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
  *   CT_ROWS_CPY  source row i1, destination row i1 (nb1.. describe the flat order);
  *   CT_ROWS_GET  source row idx[i1, i2, i3] (I32), destination row i1;
  *   CT_ROWS_SET  source row i1, destination row idx[i1, i2 % ne11, i3 % ne12].
- * A row whose index lies outside [0, lim) is not written, nor any once the flag is set.
+ * A row whose index lies outside [0, lim) is not written, nor any once the flag is set, nor
+ * any with check_all when one index of the list is bad.
  * The encoder guarantees packed rows, row bases aligned to the vector width (16 bytes
  * for F32, 8 for F16/BF16, 2 for blocks), and whole blocks; F32 to F32 copies bits. */
 /* CT_ROWS_CPY, CT_ROWS_GET, CT_ROWS_SET and CT_ROWS_NPER (ct_rows8 and ct_rows_staged;
@@ -139,11 +163,12 @@ CT_GET_ROWS_BLOCK(ct_get_rows_iq4_xs, ct_deq16_iq4_xs, 256)
         ct_udivmod(i2, (ulong)ne11, &j2);                                                                 \
         ct_udivmod(i3, (ulong)ne12, &j3);                                                                 \
         const __global uchar *ip = s1 + s1_offs + (ulong)i1 * nb10 + j2 * nb11 + j3 * nb12;               \
+        if (a.check_all && !ct_indices_ok(s1 + s1_offs, nr1, ne11, ne12, nb10, nb11, nb12, is64, lim, err, code)) \
+            return; /* the same verdict in every work-item */                                             \
         /* the flag and the index are loaded together, then tested: one memory latency */               \
         /* before the row's loads, not two */                                                             \
         const int bad = *(volatile __global int *)err;                                                    \
-        const long r = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                    \
-                            : (long)as_int(ct_ld_u32(ip));                                                \
+        const long r = ct_ld_index(ip, is64);                                                             \
         if (bad != 0 || r < 0 || r >= lim) return;                                                        \
         if (mode == CT_ROWS_GET) rs = r;                                                                  \
         else rd = r;                                                                                      \

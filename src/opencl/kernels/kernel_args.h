@@ -286,7 +286,8 @@ CT_ARGS_OFFSET_ASSERT(cpy_args_dflat, ct_cpy_args, dflat, 144);
  * ne0 counts 32-blocks), in nseg segments of nper units a work-item; source row
  * strides nb01..nb03, destination nb1..nb3; mode CT_ROWS_*, the index tensor's
  * (is64, its dims 1 and 2, strides nb10..nb12) and the bound lim of indexed rows;
- * type the destination's (ct_rows*) or source's (ct_quant_rows) ct_type. */
+ * type the destination's (ct_rows*) or source's (ct_quant_rows) ct_type; check_all: every
+ * work-item checks the whole index list (nr1 x ne11 x ne12) before its row (ct_indices_ok). */
 typedef struct ct_rows_args {
     ct_i64 ne0, nr1, nseg;
     ct_u64 nb01, nb02, nb03;
@@ -295,8 +296,9 @@ typedef struct ct_rows_args {
     ct_u64 nb10, nb11, nb12;
     ct_i64 lim;
     ct_i32 nper, mode, is64, type;
+    ct_i32 check_all, pad0;
 } ct_rows_args;
-CT_ARGS_ASSERT(rows_args_size, sizeof(ct_rows_args) == 136);
+CT_ARGS_ASSERT(rows_args_size, sizeof(ct_rows_args) == 144);
 CT_ARGS_OFFSET_ASSERT(rows_args_nper, ct_rows_args, nper, 120);
 
 /* UNARY and SCALE (unary.cl): src0 [ne00, ne01, ne02, ...] with strides nb00..,

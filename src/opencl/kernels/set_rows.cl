@@ -1,6 +1,7 @@
 /* SET_ROWS: dst[:, src1[i, i02 % ne11, i03 % ne12], i02, i03] = convert(src0[:, i, i02, i03]).
- * ct_check_indices (get_rows.cl) runs first; these kernels write nothing once the
- * flag is set, and never a row whose index is out of range. */
+ * ct_check_indices (get_rows.cl) runs first, or ct_quant_rows checks a short list itself
+ * (ct_indices_ok); these kernels write nothing once the flag is set, and never a row whose
+ * index is out of range. */
 
 /* The tensors, ct_set_rows_args (kernel_args.h), the error flag. */
 #define CT_SET_ROWS_ARGS                                                                                  \
@@ -19,7 +20,7 @@
     const ulong i02 = get_group_id(1), i03 = get_group_id(2);                                            \
     const __global uchar *ip = s1 + s1_offs + (ulong)i01 * nb10 + (i02 % (ulong)ne11) * nb11 +             \
                                (i03 % (ulong)ne12) * nb12;                                                \
-    const long r = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip)) : (long)as_int(ct_ld_u32(ip)); \
+    const long r = ct_ld_index(ip, is64);                                                                         \
     if (r < 0 || r >= ne1) return;                                                                        \
     const __global uchar *src = s0 + s0_offs + (ulong)i01 * nb01 + i02 * nb02 + i03 * nb03;              \
     __global uchar *dst = d + d_offs + (ulong)r * nb1 + i02 * nb2 + i03 * nb3;                           \
@@ -192,7 +193,10 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
         const int lid = get_local_id(0), lane = lid & 3, team = lid >> 2, tslice = team & 7;              \
         const int slice = lid / CT_QT_SLICE;                                                              \
         const ulong gslice = (ulong)get_group_id(0) * (get_local_size(0) / CT_QT_SLICE) + slice;          \
-        const int ferr = mode != CT_ROWS_CPY && *(volatile __global int *)err != 0;                       \
+        const int ferr = mode != CT_ROWS_CPY &&                                                           \
+                         (*(volatile __global int *)err != 0 ||                                           \
+                          (a.check_all &&                                                                 \
+                           !ct_indices_ok(s1 + s1_offs, nr1, ne11, ne12, nb10, nb11, nb12, is64, lim, err, code))); \
         const ulong i2 = get_group_id(1), i3 = get_group_id(2), nblk = (ulong)nr1 * (ulong)nkr;           \
         const uint es = stype == CT_T_F32 ? 4u : 2u;                                                      \
         if (nblk == 0) return; /* uniform: no work-item reaches a barrier */                              \
@@ -222,8 +226,7 @@ float4 ct_qt_load(const __global uchar *p, int c, int stype) {
             rd[k] = (long)i1[k];                                                                          \
             if (mode != CT_ROWS_CPY) {                                                                    \
                 const __global uchar *ip = s1 + s1_offs + i1[k] * nb10 + j2 * nb11 + j3 * nb12;           \
-                rd[k] = is64 ? (long)(((ulong)ct_ld_u32(ip + 4) << 32) | ct_ld_u32(ip))                   \
-                             : (long)as_int(ct_ld_u32(ip));                                               \
+                rd[k] = ct_ld_index(ip, is64);                                                            \
             }                                                                                             \
         }                                                                                                 \
         for (int k = 0; k < (NPER); k++) {                                                                \
