@@ -20,7 +20,7 @@
     const ulong i02 = get_group_id(1), i03 = get_group_id(2);                                            \
     const __global uchar *ip = s1 + s1_offs + (ulong)i01 * nb10 + (i02 % (ulong)ne11) * nb11 +             \
                                (i03 % (ulong)ne12) * nb12;                                                \
-    const long r = ct_ld_index(ip, is64);                                                                         \
+    const long r = ct_ld_index(ip, is64);                                                                 \
     if (r < 0 || r >= ne1) return;                                                                        \
     const __global uchar *src = s0 + s0_offs + (ulong)i01 * nb01 + i02 * nb02 + i03 * nb03;              \
     __global uchar *dst = d + d_offs + (ulong)r * nb1 + i02 * nb2 + i03 * nb3;                           \
