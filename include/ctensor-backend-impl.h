@@ -69,6 +69,10 @@ struct ct_buffer {
 
 /* Allocates the ct_buffer struct (through the allocator hooks); NULL + status on failure. */
 ct_buffer *ct_buffer_init(ct_buffer_type *buft, ct_buffer_i iface, void *context, size_t size);
+/* Whether tensor addresses in a and b compare: one buffer, or both holding real host addresses
+ * (host buffers, caller memory that two buffers may both wrap). A device buffer's addresses
+ * are placeholders that other device buffers reuse. */
+bool ct_buffers_share_addresses(const ct_buffer *a, const ct_buffer *b);
 
 /* ---- device --------------------------------------------------------------- */
 

@@ -231,6 +231,10 @@ ct_status ct_tensor_memset(ct_tensor *t, uint8_t value, size_t offset, size_t si
 /* Whether b's tensor addresses are where the bytes lie in this process's memory. */
 static bool host_addressed(const ct_buffer *b) { return ct_buffer_is_host(b) || b->host_memory; }
 
+bool ct_buffers_share_addresses(const ct_buffer *a, const ct_buffer *b) {
+    return a == b || (a && b && host_addressed(a) && host_addressed(b));
+}
+
 ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst) {
     if (!src || !dst) {
         return ct_fail(CT_INVALID_ARGUMENT, "ct_tensor_copy: %s is NULL", !src ? "src" : "dst");
@@ -249,10 +253,7 @@ ct_status ct_tensor_copy(const ct_tensor *src, ct_tensor *dst) {
     ct_status st = ct_check_transfer("ct_tensor_copy", src, true, 0, n, &sb);
     if (st == CT_OK) st = ct_check_transfer("ct_tensor_copy", dst, true, 0, n, &db);
     if (st != CT_OK || !sb) return st;
-    /* Two buffers share an address space when they are one buffer or both hold real host
-     * addresses (host buffers, wrapped caller memory, which two buffers may both wrap); a
-     * device buffer's addresses are placeholders that other device buffers reuse. */
-    const bool same_space = sb == db || (host_addressed(sb) && host_addressed(db));
+    const bool same_space = ct_buffers_share_addresses(sb, db);
     uintptr_t s0 = (uintptr_t)src->data, d0 = (uintptr_t)dst->data;
     if (same_space && s0 == d0) return CT_OK;
     if (same_space && (s0 < d0 ? d0 - s0 < n : s0 - d0 < n)) {

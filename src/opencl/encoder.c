@@ -99,7 +99,7 @@ ct_tensor *ct_ocl_enc_fusable_next(const ct_ocl_enc *enc, const ct_tensor *t, in
 bool ct_ocl_may_overlap(const ct_tensor *x, const ct_tensor *y) {
     const ct_buffer *bx = x->view_src ? x->view_src->buffer : x->buffer;
     const ct_buffer *by = y->view_src ? y->view_src->buffer : y->buffer;
-    if (bx != by) return false;
+    if (!ct_buffers_share_addresses(bx, by)) return false;
     const char *px = x->data, *py = y->data;
     return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
 }

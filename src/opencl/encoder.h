@@ -93,7 +93,8 @@ size_t ct_ocl_enc_clamp_wg(ct_ocl_enc *enc, ct_ocl_kernel_id id, size_t want);
  * NULL otherwise. next counts from the node being encoded (1: the one right after it). */
 ct_tensor *ct_ocl_enc_fusable_next(const ct_ocl_enc *enc, const ct_tensor *t, int next);
 
-/* Whether x's and y's bytes may share memory (one buffer, intersecting byte ranges). */
+/* Whether x's and y's bytes may share memory: intersecting byte ranges in buffers whose
+ * addresses compare (ct_buffers_share_addresses: one buffer, or caller memory both wrap). */
 bool ct_ocl_may_overlap(const ct_tensor *x, const ct_tensor *y);
 /* Whether a fused kernel that writes out while it reads in may race: their bytes overlap
  * other than element for element (one start, type, shape and strides), so one work-group
