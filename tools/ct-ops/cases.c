@@ -971,6 +971,14 @@ void cto_cases_perf(cto_case_list *l, double s) {
         for (int i = 0; i < N_OF(mv_types); i++)
             add_mul_mat(l, mv_types[i], CT_TYPE_F32, cto_scaled(16384, s, 16, 16), mv_n[ni], cto_scaled(16384, s, 256, 256), 1, 1, 1,
                         1, NULL, false);
+    /* a Llama-3-8B layer's decode mat-vecs in its weight types: q and o (4096 x 4096), k and v
+     * (1024 x 4096), gate and up (14336 x 4096); down is SPEC's 4096 x 14336 above */
+    static const int64_t layer_mk[3][2] = {{4096, 4096}, {1024, 4096}, {14336, 4096}};
+    static const ct_type layer_types[4] = {CT_TYPE_Q4_0, CT_TYPE_Q8_0, CT_TYPE_Q4_K, CT_TYPE_Q6_K};
+    for (int si = 0; si < 3; si++)
+        for (int i = 0; i < 4; i++)
+            add_mul_mat(l, layer_types[i], CT_TYPE_F32, cto_scaled(layer_mk[si][0], s, 16, 16), 1,
+                        cto_scaled(layer_mk[si][1], s, 256, 256), 1, 1, 1, 1, NULL, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, cto_scaled(16416, s, 16, 16), 1, 128, 8, 1, 4, 1, P0213, false);
     add_mul_mat(l, CT_TYPE_F16, CT_TYPE_F32, 128, 1, cto_scaled(16416, s, 32, 32), 8, 1, 4, 1, P0123, true);
     /* an F16 src1 (widened first) at the decode and batch shapes */
