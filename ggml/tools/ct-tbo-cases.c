@@ -1,5 +1,5 @@
-/* ct-tbo-cases [small|prefill]: prints a case set of scripts/ggml/tbo-perf.sh in the format of
- * test-backend-ops --test-file (one generic op a line: op, type, ne[4], op_params,
+/* ct-tbo-cases [small|prefill|model FILE]: prints a case set of scripts/ggml/tbo-perf.sh in the
+ * format of test-backend-ops --test-file (one generic op a line: op, type, ne[4], op_params,
  * sources with type, ne[4], nb[4], name), with ggml's op and type ids taken from the
  * pinned ggml.h so the file matches the tree it runs against. The shapes are those
  * of one decode step: one 4096-wide row, 32 heads of 128, a 256-token context, and
@@ -9,7 +9,10 @@
  * is missing too: a generic node's result is not the view of its destination that the
  * plugin needs, so the copies are CONT (a contiguous and a strided source). The set
  * `prefill` holds the prompt-sized products that the perf list lacks: 16384 x 16384
- * weights times 512 columns. */
+ * weights times 512 columns. The set `model` is FILE, the unique ops of a model's prompt
+ * and decode graphs as the pinned tree's test-export-graph-ops writes them, less the ops
+ * that index rows (GET_ROWS, GET_ROWS_BACK, SET_ROWS: their indices would be float bits),
+ * each named after its node and its line so that every case's name is its own. */
 #include "ggml.h"
 
 #include <stdio.h>
@@ -60,14 +63,37 @@ static void print_prefill(void) {
     }
 }
 
+/* The `model` set from path (see the top): returns 0, or 1 when the file cannot be read. */
+static int print_model(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return 1;
+    }
+    char line[8192];
+    for (int n = 1; fgets(line, sizeof line, f); n++) {
+        size_t len = strcspn(line, "\r\n");
+        line[len] = '\0';
+        int op;
+        char *name = strrchr(line, ' ');
+        if (!name || sscanf(line, "%d", &op) != 1) continue; /* blank or not a case */
+        if (op == GGML_OP_GET_ROWS || op == GGML_OP_GET_ROWS_BACK || op == GGML_OP_SET_ROWS) continue;
+        *name++ = '\0';
+        printf("%s %s_%d\n", line, name, n);
+    }
+    fclose(f);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     const char *set = argc > 1 ? argv[1] : "small";
     if (!strcmp(set, "prefill")) {
         print_prefill();
         return 0;
     }
+    if (!strcmp(set, "model") && argc > 2) return print_model(argv[2]);
     if (strcmp(set, "small") != 0) {
-        fprintf(stderr, "usage: ct-tbo-cases [small|prefill]\n");
+        fprintf(stderr, "usage: ct-tbo-cases [small|prefill|model FILE]\n");
         return 2;
     }
     const enum ggml_type F32 = GGML_TYPE_F32, F16 = GGML_TYPE_F16, I32 = GGML_TYPE_I32;

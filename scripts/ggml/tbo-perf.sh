@@ -7,7 +7,9 @@
 # library ggml/tools/ct-hw-threads.c sets that count, so both run N threads.
 # The cases: the perf list's MUL_MAT at m = 4096, k = 14336 for CT_PERF_N's n (set
 # `matvec`), the small ops of one decode step from ggml/tools/ct-tbo-cases.c through
-# --test-file (set `small`) and its prompt-sized 16384 x 16384 x 512 products (set `prefill`).
+# --test-file (set `small`) and its prompt-sized 16384 x 16384 x 512 products (set `prefill`),
+# and with CT_PERF_MODEL_OPS=FILE the ops of a real model's prompt and decode graphs (set
+# `model`: FILE as the pinned tree's test-export-graph-ops writes it, ggml/README.md).
 # Per case the two backends alternate, the first of a round switching each round, and the
 # summary gives per case the median of the rounds, the spread (min-max), the ratio of the
 # medians and the highest 1-minute load average seen before one of the case's runs.
@@ -16,6 +18,7 @@
 #   env: CT_PERF_PAIR (default "CPU CTCPU": ggml's backend, then ctensor's),
 #        CT_PERF_THREADS (default "1 2"), CT_PERF_SETS (default "matvec small"),
 #        CT_PERF_TYPES (default "f16 bf16 q4_0 q8_0 q4_K q5_K q6_K"), CT_PERF_N (default "1 2 4 8"),
+#        CT_PERF_MODEL_OPS (a test-export-graph-ops file: the set `model`),
 #        CT_PERF_DIR (default: a temporary folder; raw.tsv and summary.md are left there),
 #        CT_GGML_SOURCE_DIR and CT_GGML_BUILD_DIR as printed by scripts/ggml/build-ggml.sh.
 set -euo pipefail
@@ -40,12 +43,14 @@ cases=()
 for ty in ${CT_PERF_TYPES:-f16 bf16 q4_0 q8_0 q4_K q5_K q6_K}; do
   for n in ${CT_PERF_N:-1 2 4 8}; do cases+=("matvec:type_a=$ty,type_b=f32,m=4096,n=$n,k=14336,"); done
 done
-for set in small prefill; do
+sets=(small prefill)
+[ -n "${CT_PERF_MODEL_OPS:-}" ] && sets+=(model)
+for set in "${sets[@]}"; do
   while read -r line; do
     name=${line##* }
     printf '%s\n' "$line" >"$dir/case-$name.txt"
     cases+=("$set:$name")
-  done < <("$dir/ct-tbo-cases" "$set")
+  done < <("$dir/ct-tbo-cases" "$set" ${CT_PERF_MODEL_OPS:+"$CT_PERF_MODEL_OPS"})
 done
 
 raw="$dir/raw.tsv"
