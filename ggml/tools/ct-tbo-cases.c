@@ -63,7 +63,8 @@ static void print_prefill(void) {
     }
 }
 
-/* The `model` set from path (see the top): returns 0, or 1 when the file cannot be read. */
+/* The `model` set from path (see the top): returns 0, or 1 when the file cannot be read or is
+ * not such a file. */
 static int print_model(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -73,6 +74,11 @@ static int print_model(const char *path) {
     char line[8192];
     for (int n = 1; fgets(line, sizeof line, f); n++) {
         size_t len = strcspn(line, "\r\n");
+        if (line[len] == '\0' && !feof(f)) { /* longer than any op's line: not such a file */
+            fprintf(stderr, "%s:%d: line longer than %zu bytes\n", path, n, sizeof line - 1);
+            fclose(f);
+            return 1;
+        }
         line[len] = '\0';
         int op;
         char *name = strrchr(line, ' ');

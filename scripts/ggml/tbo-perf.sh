@@ -9,7 +9,7 @@
 # `matvec`), the small ops of one decode step from ggml/tools/ct-tbo-cases.c through
 # --test-file (set `small`) and its prompt-sized 16384 x 16384 x 512 products (set `prefill`),
 # and with CT_PERF_MODEL_OPS=FILE the ops of a real model's prompt and decode graphs (set
-# `model`: FILE as the pinned tree's test-export-graph-ops writes it, ggml/README.md).
+# `model`: FILE as the pinned tree's test-export-graph-ops writes it, docs/PERF.md).
 # Per case the two backends alternate, the first of a round switching each round, and the
 # summary gives per case the median of the rounds, the spread (min-max), the ratio of the
 # medians and the highest 1-minute load average seen before one of the case's runs.
