@@ -67,6 +67,12 @@ struct ct_buffer {
     bool host_memory;
 };
 
+/* The buffer holding t's bytes: a view's bytes live in its root's buffer (ggml's rule for
+ * set/get). */
+static inline ct_buffer *ct_tensor_data_buffer(const ct_tensor *t) {
+    return t->view_src ? t->view_src->buffer : t->buffer;
+}
+
 /* Allocates the ct_buffer struct (through the allocator hooks); NULL + status on failure. */
 ct_buffer *ct_buffer_init(ct_buffer_type *buft, ct_buffer_i iface, void *context, size_t size);
 /* Whether tensor addresses in a and b compare: one buffer, or both holding real host addresses

@@ -1,15 +1,10 @@
-/* Shared by the generic backend wrappers (src/backend/): how a tensor reaches
- * its buffer, and how tensors are named in messages. */
+/* Shared by the generic backend wrappers (src/backend/): how tensors are named in
+ * messages, and the checks every transfer shares. */
 #ifndef CT_BACKEND_INTERNAL_H
 #define CT_BACKEND_INTERNAL_H
 
 #include "ctensor-backend-impl.h"
 #include "core/internal.h"
-
-/* A view's bytes live in its root's buffer (ggml's rule for set/get). */
-static inline ct_buffer *ct_tensor_data_buffer(const ct_tensor *t) {
-    return t->view_src ? t->view_src->buffer : t->buffer;
-}
 
 /* The name for messages; unnamed tensors get "(unnamed)". */
 static inline const char *ct_backend_tensor_name(const ct_tensor *t) {

@@ -51,7 +51,7 @@ static ct_status cpu_buffer_get_tensor(ct_buffer *buffer, const ct_tensor *t, vo
 
 static bool cpu_buffer_cpy_tensor(ct_buffer *buffer, const ct_tensor *src, ct_tensor *dst) {
     CT_UNUSED(buffer);
-    const ct_buffer *sb = src->view_src ? src->view_src->buffer : src->buffer;
+    const ct_buffer *sb = ct_tensor_data_buffer(src);
     if (!sb || !ct_buffer_is_host(sb)) return false;
     memcpy(dst->data, src->data, ct_nbytes(src));
     return true;

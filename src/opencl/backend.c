@@ -331,7 +331,7 @@ static void note_queued(ct_ocl_backend *be, unsigned n) {
 static ct_status be_set_tensor_async(ct_backend *backend, ct_tensor *t, const void *data, size_t offset,
                                      size_t size) {
     ct_ocl_backend *be = backend->context;
-    ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    ct_buffer *buf = ct_tensor_data_buffer(t);
     unsigned n = 0;
     ct_status st = ct_ocl_buffer_write_async("ct_backend_tensor_set_async", buf, be->queue, t, data, offset, size, &n);
     note_queued(be, n);
@@ -341,7 +341,7 @@ static ct_status be_set_tensor_async(ct_backend *backend, ct_tensor *t, const vo
 static ct_status be_get_tensor_async(ct_backend *backend, const ct_tensor *t, void *data, size_t offset,
                                      size_t size) {
     ct_ocl_backend *be = backend->context;
-    ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    ct_buffer *buf = ct_tensor_data_buffer(t);
     unsigned n = 0;
     ct_status st = ct_ocl_buffer_read_async("ct_backend_tensor_get_async", buf, be->queue, t, data, offset, size, &n);
     note_queued(be, n);

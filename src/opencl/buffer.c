@@ -173,7 +173,7 @@ static ct_status buffer_get_tensor(ct_buffer *buffer, const ct_tensor *t, void *
 /* Device to device within one OpenCL device, or host to device; else false. */
 static bool buffer_cpy_tensor(ct_buffer *buffer, const ct_tensor *src, ct_tensor *dst) {
     ct_ocl_buffer *b = buffer->context;
-    const ct_buffer *sb = src->view_src ? src->view_src->buffer : src->buffer;
+    const ct_buffer *sb = ct_tensor_data_buffer(src);
     size_t n = ct_nbytes(src);
     if (!sb) return false;
     if (sb->buft->iface.is_host && sb->buft->iface.is_host(sb->buft)) {

@@ -11,7 +11,7 @@
 
 ct_status ct_ocl_tensor_mem(const ct_ocl_backend *be, const ct_tensor *t, const char *role, cl_mem *mem,
                             cl_ulong *offset) {
-    const ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    const ct_buffer *buf = ct_tensor_data_buffer(t);
     const char *name = t->name[0] ? t->name : "(unnamed)";
     if (!buf || !t->data || !ct_ocl_is_own_buft(be->dev, buf->buft)) {
         return ct_ocl_fail(be, CT_INVALID_ARGUMENT, "%s '%s' is not in a buffer of %s", role, name, be->dev->name);
@@ -38,7 +38,7 @@ static cl_ulong view_addr_bits(const ct_ocl_view *v, const ct_tensor *t) {
 }
 
 cl_ulong ct_ocl_addr_bits(const ct_ocl_device *dev, const ct_tensor *t) {
-    const ct_buffer *buf = t->view_src ? t->view_src->buffer : t->buffer;
+    const ct_buffer *buf = ct_tensor_data_buffer(t);
     const cl_ulong unplaced = t->view_src ? (cl_ulong)t->view_offs : 0;
     if (!buf || !t->data || !ct_ocl_is_own_buft(dev, buf->buft)) return unplaced;
     const ct_ocl_view *v = ct_ocl_buffer_find_view(buf->context, t->data, ct_nbytes(t));
@@ -97,8 +97,8 @@ ct_tensor *ct_ocl_enc_fusable_next(const ct_ocl_enc *enc, const ct_tensor *t, in
 }
 
 bool ct_ocl_may_overlap(const ct_tensor *x, const ct_tensor *y) {
-    const ct_buffer *bx = x->view_src ? x->view_src->buffer : x->buffer;
-    const ct_buffer *by = y->view_src ? y->view_src->buffer : y->buffer;
+    const ct_buffer *bx = ct_tensor_data_buffer(x);
+    const ct_buffer *by = ct_tensor_data_buffer(y);
     if (!ct_buffers_share_addresses(bx, by)) return false;
     const char *px = x->data, *py = y->data;
     return px < py + ct_nbytes(y) && py < px + ct_nbytes(x);
