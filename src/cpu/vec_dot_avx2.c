@@ -57,6 +57,16 @@ AVX2 static inline __m256i load_qy(const ct_block_qy *y) { return _mm256_loadu_s
 #define UNROLL_2 _Pragma("GCC unroll 2")
 /* bytes of src0 fetched ahead of the kernels (a prefetch past the row's end is harmless) */
 #define PREFETCH_AHEAD 1024
+/* Accumulators per y row of the super-block kernels: with one FMA chain a row, a
+ * mat-vec (one or two rows) waits on the FMA's latency at every 32-value block. */
+#define CHAINS(NY) ((NY) == 1 ? 4 : (NY) == 2 ? 2 : 1)
+#define UNROLL_CHAINS _Pragma("GCC unroll 4")
+
+AVX2 static inline __m256 sum_chains(const __m256 *acc, int na) {
+    return na == 4 ? _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))
+         : na == 2 ? _mm256_add_ps(acc[0], acc[1])
+                   : acc[0];
+}
 
 /* ---- float rows --------------------------------------------------------- */
 
@@ -398,9 +408,10 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
                                         float *out, int q5) {
     const size_t bs = q5 ? sizeof(block_q5_K) : sizeof(block_q4_K);
     const __m256i m4 = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
-    __m256 acc[CT_DOT_NY], corr[CT_DOT_NY];
+    const int NA = CHAINS(NY);
+    __m256 acc[CT_DOT_NY][4], corr[CT_DOT_NY];
     UNROLL_NY for (int j = 0; j < NY; j++) {
-        acc[j] = _mm256_setzero_ps();
+        UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
         corr[j] = _mm256_setzero_ps();
     }
     for (int64_t i = 0; i < nb / 8; i++) {
@@ -431,7 +442,7 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
             corr[j] = _mm256_fmadd_ps(mv, ds, corr[j]);
         }
         __m256i hb = q5 ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
-        for (int c = 0; c < 4; c++) {
+        UNROLL_CHAINS for (int c = 0; c < 4; c++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * c));
             __m256i lo = _mm256_and_si256(q, m4);
             __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
@@ -448,12 +459,13 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
                 const ct_block_qy *y0 = y[j] + 8 * i + 2 * c, *y1 = y0 + 1;
                 const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load_qy(y0)), s0);
                 const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load_qy(y1)), s1);
-                acc[j] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i0), _mm256_cvtepi32_ps(p0), acc[j]);
-                acc[j] = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i1), _mm256_cvtepi32_ps(p1), acc[j]);
+                __m256 *a0 = &acc[j][2 * c % NA], *a1 = &acc[j][(2 * c + 1) % NA];
+                *a0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i0), _mm256_cvtepi32_ps(p0), *a0);
+                *a1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i1), _mm256_cvtepi32_ps(p1), *a1);
             }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(acc[j], corr[j]));
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(sum_chains(acc[j], NA), corr[j]));
 }
 
 #define DOT_Q4_K_N(n, x, y, NY, out) dot_k4_n(n, x, y, NY, out, 0)
@@ -461,18 +473,29 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
 MULTI(dot_q4_K, ct_block_qy, DOT_Q4_K_N)
 MULTI(dot_q5_K, ct_block_qy, DOT_Q5_K_N)
 
+/* Of eight 16-bit scales in both 128-bit halves of sc16: scale 2k to every 16-bit
+ * lane of the low half, scale 2k + 1 to the high half (the two 16-value halves of
+ * 32-value block k). */
+AVX2 static ALWAYS_INLINE __m256i scale_pair(__m256i sc16, int k) {
+    return _mm256_shuffle_epi8(sc16, _mm256_set_m128i(_mm_set1_epi16((short)(0x0100 * (4 * k + 3) + 4 * k + 2)),
+                                                      _mm_set1_epi16((short)(0x0100 * (4 * k + 1) + 4 * k))));
+}
+
 AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
                                           float *out) {
     const block_q6_K *x = vx;
     const __m256i m4 = _mm256_set1_epi8(0x0F), m3 = _mm256_set1_epi8(3), off = _mm256_set1_epi8(32);
-    __m256 acc[CT_DOT_NY];
-    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm256_setzero_ps();
+    const int NA = CHAINS(NY);
+    __m256 acc[CT_DOT_NY][4];
+    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d));
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         for (int h = 0; h < 2; h++) {
             const uint8_t *ql = x[i].ql + 64 * h, *qh = x[i].qh + 32 * h;
-            const int8_t *sc = x[i].scales + 8 * h;
+            /* the half's eight scales as 16-bit lanes, in both 128-bit halves */
+            const __m256i sc16 =
+                _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_loadl_epi64((const __m128i *)(x[i].scales + 8 * h))));
             const __m256i l0 = _mm256_loadu_si256((const __m256i *)ql);
             const __m256i l1 = _mm256_loadu_si256((const __m256i *)(ql + 32));
             const __m256i hv = _mm256_loadu_si256((const __m256i *)qh);
@@ -484,19 +507,20 @@ AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_b
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hv, 4), m3), 4));
             v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hv, 6), m3), 4));
-            for (int k = 0; k < 4; k++) {
+            UNROLL_CHAINS for (int k = 0; k < 4; k++) {
                 const __m256i s = _mm256_sub_epi8(v[k], off), as = _mm256_sign_epi8(s, s);
-                const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * k + 1]), _mm_set1_epi16(sc[2 * k]));
+                const __m256i scv = scale_pair(sc16, k);
                 UNROLL_NY for (int j = 0; j < NY; j++) {
                     const ct_block_qy *yb = y[j] + 8 * i + 4 * h + k;
                     const __m256i p16 = _mm256_maddubs_epi16(as, _mm256_sign_epi8(load_qy(yb), s));
                     const __m256i p = _mm256_madd_epi16(p16, scv);
-                    acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), acc[j]);
+                    __m256 *a = &acc[j][k % NA];
+                    *a = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), *a);
                 }
             }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(acc[j]);
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(sum_chains(acc[j], NA));
 }
 
 MULTI(dot_q6_K, ct_block_qy, dot_q6_K_n)
@@ -510,32 +534,36 @@ AVX2 static ALWAYS_INLINE void dot_q2_K_n(int64_t nb, const void *vx, const ct_b
                                           float *out) {
     const block_q2_K *x = vx;
     const __m256i m3 = _mm256_set1_epi8(3), ones = _mm256_set1_epi8(1);
-    __m256 acc[CT_DOT_NY], corr[CT_DOT_NY];
-    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = corr[j] = _mm256_setzero_ps();
+    const int NA = CHAINS(NY) > 2 ? 2 : CHAINS(NY); /* acc and corr: two chains already */
+    __m256 acc[CT_DOT_NY][4], corr[CT_DOT_NY][4];
+    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = corr[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d)), mv = _mm256_set1_ps(fp16_f32(x[i].dmin));
-        const uint8_t *sc = x[i].scales;
         for (int h = 0; h < 2; h++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * h));
-            for (int k = 0; k < 4; k++) {
+            /* halves 8h..8h + 7 as 16-bit lanes: scales (low nibbles), mins (high nibbles) */
+            const __m128i b8 = _mm_loadl_epi64((const __m128i *)(x[i].scales + 8 * h)), m4x = _mm_set1_epi8(0x0F);
+            const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_and_si128(b8, m4x)));
+            const __m256i mn16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(b8, 4), m4x)));
+            UNROLL_CHAINS for (int k = 0; k < 4; k++) {
                 const int s = 4 * h + k;
                 const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * k), m3);
-                const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * s + 1] & 15), _mm_set1_epi16(sc[2 * s] & 15));
-                const __m256i mnv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * s + 1] >> 4), _mm_set1_epi16(sc[2 * s] >> 4));
+                const __m256i scv = scale_pair(sc16, k), mnv = scale_pair(mn16, k);
                 UNROLL_NY for (int j = 0; j < NY; j++) {
                     const ct_block_qy *yb = y[j] + 8 * i + s;
                     const __m256i yq = load_qy(yb);
                     const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(v, yq), scv);
                     const __m256i m = _mm256_madd_epi16(_mm256_maddubs_epi16(ones, yq), mnv);
                     const __m256 yd = _mm256_broadcast_ss(&yb->d);
-                    acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, yd), _mm256_cvtepi32_ps(p), acc[j]);
-                    corr[j] = _mm256_fmadd_ps(_mm256_mul_ps(mv, yd), _mm256_cvtepi32_ps(m), corr[j]);
+                    __m256 *a = &acc[j][k % NA], *c = &corr[j][k % NA];
+                    *a = _mm256_fmadd_ps(_mm256_mul_ps(dv, yd), _mm256_cvtepi32_ps(p), *a);
+                    *c = _mm256_fmadd_ps(_mm256_mul_ps(mv, yd), _mm256_cvtepi32_ps(m), *c);
                 }
             }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(acc[j], corr[j]));
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(sum_chains(acc[j], NA), sum_chains(corr[j], NA)));
 }
 
 MULTI(dot_q2_K, ct_block_qy, dot_q2_K_n)
@@ -544,37 +572,47 @@ AVX2 static ALWAYS_INLINE void dot_q3_K_n(int64_t nb, const void *vx, const ct_b
                                           float *out) {
     const block_q3_K *x = vx;
     const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1), four = _mm256_set1_epi8(4);
-    __m256 acc[CT_DOT_NY];
-    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm256_setzero_ps();
+    const int NA = CHAINS(NY);
+    __m256 acc[CT_DOT_NY][4];
+    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d));
-        int16_t sc[16];
-        for (int j = 0; j < 16; j++) {
-            const int lo = j < 8 ? (x[i].scales[j] & 0x0F) : (x[i].scales[j - 8] >> 4);
-            const int hi = (x[i].scales[8 + j % 4] >> (2 * (j / 4))) & 3;
-            sc[j] = (int16_t)((lo | hi << 4) - 32);
+        /* the 16 6-bit scales, less 32, as bytes: low 4 bits from the nibbles of bytes 0-7
+         * (scale j < 8: byte j's low nibble, j >= 8: byte j - 8's high one), top 2 bits
+         * from bits 2(j / 4).. of byte 8 + j % 4 */
+        __m128i sc8;
+        {
+            const __m128i m4x = _mm_set1_epi8(0x0F), b8 = _mm_loadl_epi64((const __m128i *)x[i].scales);
+            const __m128i lo = _mm_unpacklo_epi64(_mm_and_si128(b8, m4x), _mm_and_si128(_mm_srli_epi16(b8, 4), m4x));
+            uint32_t w;
+            memcpy(&w, x[i].scales + 8, sizeof w);
+            const __m128i hi = _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32((int)w), _mm_setr_epi32(0, 2, 4, 6)), _mm_set1_epi8(3));
+            sc8 = _mm_sub_epi8(_mm_or_si128(lo, _mm_slli_epi16(hi, 4)), _mm_set1_epi8(32));
         }
+        const __m256i sc16[2] = {_mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(sc8)),
+                                 _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(_mm_srli_si128(sc8, 8)))};
         const __m256i hm = _mm256_loadu_si256((const __m256i *)x[i].hmask);
         for (int h = 0; h < 2; h++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * h));
-            for (int k = 0; k < 4; k++) {
+            UNROLL_CHAINS for (int k = 0; k < 4; k++) {
                 const int s = 4 * h + k;
                 const __m256i hb = _mm256_and_si256(_mm256_srli_epi16(hm, s), one);
                 const __m256i v = _mm256_sub_epi8(
                     _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(q, 2 * k), m3), _mm256_slli_epi16(hb, 2)), four);
                 const __m256i av = _mm256_sign_epi8(v, v);
-                const __m256i scv = _mm256_set_m128i(_mm_set1_epi16(sc[2 * s + 1]), _mm_set1_epi16(sc[2 * s]));
+                const __m256i scv = scale_pair(sc16[h], k);
                 UNROLL_NY for (int j = 0; j < NY; j++) {
                     const ct_block_qy *yb = y[j] + 8 * i + s;
                     const __m256i p16 = _mm256_maddubs_epi16(av, _mm256_sign_epi8(load_qy(yb), v));
                     const __m256i p = _mm256_madd_epi16(p16, scv);
-                    acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), acc[j]);
+                    __m256 *a = &acc[j][k % NA];
+                    *a = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), *a);
                 }
             }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(acc[j]);
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(sum_chains(acc[j], NA));
 }
 
 MULTI(dot_q3_K, ct_block_qy, dot_q3_K_n)
@@ -584,13 +622,14 @@ AVX2 static ALWAYS_INLINE void dot_iq4_xs_n(int64_t nb, const void *vx, const ct
                                             float *out) {
     const block_iq4_xs *x = vx;
     const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ct_kvalues_iq4nl));
-    __m256 acc[CT_DOT_NY];
-    UNROLL_NY for (int j = 0; j < NY; j++) acc[j] = _mm256_setzero_ps();
+    const int NA = CHAINS(NY);
+    __m256 acc[CT_DOT_NY][4];
+    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         const float d = fp16_f32(x[i].d);
         const unsigned sh = x[i].scales_h;
-        for (int s = 0; s < 8; s++) {
+        _Pragma("GCC unroll 8") for (int s = 0; s < 8; s++) {
             const int ls = ((x[i].scales_l[s / 2] >> 4 * (s % 2)) & 0x0F) | (int)((sh >> 2 * s) & 3) << 4;
             const __m256i v = _mm256_shuffle_epi8(table, nibbles_32(x[i].qs + 16 * s));
             const __m256i av = _mm256_sign_epi8(v, v);
@@ -598,11 +637,12 @@ AVX2 static ALWAYS_INLINE void dot_iq4_xs_n(int64_t nb, const void *vx, const ct
             UNROLL_NY for (int j = 0; j < NY; j++) {
                 const ct_block_qy *yb = y[j] + 8 * i + s;
                 const __m256i p = dot_u8i8(av, _mm256_sign_epi8(load_qy(yb), v));
-                acc[j] = _mm256_fmadd_ps(_mm256_mul_ps(xs, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), acc[j]);
+                __m256 *a = &acc[j][s % NA];
+                *a = _mm256_fmadd_ps(_mm256_mul_ps(xs, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), *a);
             }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(acc[j]);
+    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(sum_chains(acc[j], NA));
 }
 
 MULTI(dot_iq4_xs, ct_block_qy, dot_iq4_xs_n)
