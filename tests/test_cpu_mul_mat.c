@@ -144,7 +144,8 @@ static void fill_src1(ct_tensor *b, float scale) {
 
 /* dst[i0,i1,i2,i3] in double, row-major over dst's logical shape; and in
  * bound, the most any element may be off: the int8 conversion of src1 moves
- * each b value by at most half a step (amax/254 of its 32-block), and float
+ * each b value by at most half a step (amax/254 of its 32-block, or of its
+ * 256 values for the types whose blocks share a scale: ct_qy_group), and float
  * accumulation adds at most (k/8 + 8) roundings of sum |a*b|. */
 static double *reference(const ct_tensor *a, const ct_tensor *b, double **bound, double **rbound) {
     const int64_t k = a->ne[0], m = a->ne[1];
@@ -157,13 +158,14 @@ static double *reference(const ct_tensor *a, const ct_tensor *b, double **bound,
     float *arow = malloc(sizeof(float) * (size_t)(k + 1));
     double *step = malloc(sizeof(double) * (size_t)(k + 1));
     const bool quant = !is_float(a->type);
+    const int64_t gl = 32 * (int64_t)ct_qy_group(a->type); /* values sharing one int8 scale */
     for (int64_t i3 = 0; i3 < n3; i3++)
         for (int64_t i2 = 0; i2 < n2; i2++)
             for (int64_t i1 = 0; i1 < n1; i1++) {
-                for (int64_t kk = 0; kk < k; kk += 32) {
+                for (int64_t kk = 0; kk < k; kk += gl) {
                     double amax = 0.0;
-                    for (int64_t j = kk; j < kk + 32 && j < k; j++) amax = fmax(amax, fabs(get_f32(b, j, i1, i2, i3)));
-                    for (int64_t j = kk; j < kk + 32 && j < k; j++) step[j] = quant ? amax / 254.0 : 0.0;
+                    for (int64_t j = kk; j < kk + gl && j < k; j++) amax = fmax(amax, fabs(get_f32(b, j, i1, i2, i3)));
+                    for (int64_t j = kk; j < kk + gl && j < k; j++) step[j] = quant ? amax / 254.0 : 0.0;
                 }
                 for (int64_t i0 = 0; i0 < m; i0++) {
                     CHECK(ct_dequantize_row(a->type, row_ptr(a, i0, i2 / r2, i3 / r3), arow, k) == CT_OK);
@@ -520,7 +522,10 @@ static void test_nonfinite(void) {
     }
 }
 
-/* The AVX2 and portable src1 conversions give the same bytes. */
+/* The AVX2 and portable src1 conversions give the same bytes, a d per block or per
+ * group of CT_QY_GROUP blocks: group 0 (blocks 0-7) holds the special blocks (a
+ * NaN, infinities: a d per block, as with group 1), group 1 tiny values (below
+ * 2^-64, scaled up), group 2 one large block among small ones. */
 static void test_quantize_same(void) {
     ct_quantize_qy_fn q = ct_cpu_quantize_qy_avx2();
     if (!q) {
@@ -529,7 +534,8 @@ static void test_quantize_same(void) {
     }
     enum { NB = 64 };
     float x[NB * CT_QY_BLOCK];
-    for (int round = 0; round < 20; round++) {
+    for (int round = 0; round < 40; round++) {
+        const int group = round % 2 ? CT_QY_GROUP : 1;
         tu_fill_uniform(x, CT_ARRAY_LEN(x), -2.0f, 2.0f);
         /* ties: amax 127 makes id = 1, so halves stay halves */
         for (int j = 0; j < 32; j++) x[j] = (float)(j - 16) + 0.5f;
@@ -543,16 +549,26 @@ static void test_quantize_same(void) {
         x[200] = NAN;
         x[224] = FLT_MAX;
         x[225] = -FLT_MAX;
+        for (int j = 256; j < 512; j++) x[j] = tu_rand_uniform(-1, 1) * 3e-21f;
+        for (int j = 512; j < 768; j++) x[j] *= j < 544 ? 1000.0f : 1e-3f;
         ct_block_qy ya[NB], yp[NB];
         memset(ya, 0xAA, sizeof ya);
         memset(yp, 0x55, sizeof yp);
-        q(x, ya, NB);
-        ct_cpu_quantize_qy_portable(x, yp, NB);
+        q(x, ya, NB, group);
+        ct_cpu_quantize_qy_portable(x, yp, NB, group);
         int diff = 0;
         for (int i = 0; i < NB; i++) {
             diff += !tu_same_f32(ya[i].d, yp[i].d) || ya[i].s != yp[i].s || memcmp(ya[i].qs, yp[i].qs, 32) != 0;
         }
-        CHECK_MSG(diff == 0, "round %d: %d blocks differ", round, diff);
+        CHECK_MSG(diff == 0, "round %d, group %d: %d blocks differ", round, group, diff);
+        /* the finite groups' blocks share d = the group's largest |x| / 127 */
+        for (int g = CT_QY_GROUP; g < NB; g += group) {
+            float amax = 0.0f;
+            for (int j = g * 32; j < (g + group) * 32; j++) amax = fmaxf(amax, fabsf(x[j]));
+            for (int i = g; i < g + group; i++)
+                CHECK_MSG(yp[i].d == amax / 127.0f, "round %d, group %d: block %d: d %g, the group's amax %g",
+                          round, group, i, (double)yp[i].d, (double)amax);
+        }
         /* the conversion itself: every value within half a step, s the sum */
         for (int i = 0; i < NB; i++) {
             if (!isfinite(yp[i].d)) continue;

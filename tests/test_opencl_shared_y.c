@@ -11,7 +11,8 @@
  *     products in a row, or with a node between that leaves both alone (a SCALE, as a
  *     model's ROPE between q and k); again after a copy into src1, after a MUL_MAT of
  *     another src1 or a long row's ARGSORT (which take the work memory), after a Q6_K weight
- *     (whose blocks are laid out apart) and on another src1.
+ *     (whose blocks are laid out apart), between a weight whose src1 blocks share a scale
+ *     per 256 values (Q4_K) and one with a scale per block (Q8_0), and on another src1.
  * Exits 77 (skipped) without an OpenCL device. */
 #include "testutil.h"
 
@@ -173,10 +174,11 @@ int main(void) {
     unsetenv("CT_OPENCL_PROFILE");
     if (!cpu || !ocl) return tu_finish();
     ct_log_set_level(CT_LOG_ERROR); /* the profile's lines at the backend's free */
-    const ct_type Q4_0 = CT_TYPE_Q4_0, Q8_0 = CT_TYPE_Q8_0, Q4_K = CT_TYPE_Q4_K, Q6_K = CT_TYPE_Q6_K;
+    const ct_type Q4_0 = CT_TYPE_Q4_0, Q8_0 = CT_TYPE_Q8_0, Q4_K = CT_TYPE_Q4_K, Q5_K = CT_TYPE_Q5_K, Q6_K = CT_TYPE_Q6_K;
     const mm_case cases[] = {
         {"q, k, v: Q4_0, one column", {Q4_0, Q4_0, Q4_0}, 3, 96, 256, 1, CT_TYPE_F32, NOTHING, false, 1},
-        {"gate, up: Q4_K, Q8_0, 3 columns", {Q4_K, Q8_0}, 2, 64, 512, 3, CT_TYPE_F32, NOTHING, false, 1},
+        {"gate, up: Q4_K, Q5_K, 3 columns", {Q4_K, Q5_K}, 2, 64, 512, 3, CT_TYPE_F32, NOTHING, false, 1},
+        {"Q4_K, Q8_0 (a scale per 256 values, per 32)", {Q4_K, Q8_0}, 2, 64, 512, 3, CT_TYPE_F32, NOTHING, false, 2},
         {"Q4_K, Q6_K, Q6_K, Q4_0 (the layouts apart)", {Q4_K, Q6_K, Q6_K, Q4_0}, 4, 40, 256, 2, CT_TYPE_F32,
          NOTHING, false, 3},
         {"a SCALE between", {Q8_0, Q8_0, Q8_0}, 3, 32, 256, 1, CT_TYPE_F32, SCALE_FIRST, false, 1},

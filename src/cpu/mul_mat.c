@@ -2,7 +2,8 @@
  *
  * As in ggml, b (src1) is converted once per node into the dot-product type in
  * the shared scratch (threads split the rows, then meet at a barrier): 32-value
- * int8 blocks with a float scale for quantized a, F32 for float a (nothing when
+ * int8 blocks with a float scale for quantized a (one scale per 256 values for
+ * Q4_K, Q5_K and Q6_K: ct_qy_group), F32 for float a (nothing when
  * b is F32 with packed rows; F16 b is widened, other b rows gathered). The output is then cut into
  * tiles of a-rows x b-rows that threads take in turn. The dot kernels take up
  * to CT_DOT_NY b-rows at once and unpack each a block once for all of them, and
@@ -94,7 +95,8 @@ static mm_kernels select_kernels(ct_type type) {
     return k;
 }
 
-#define GATHER_BLOCKS 8
+/* a whole group of blocks sharing one d (rows of Q4_K, Q5_K and Q6_K hold whole groups) */
+#define GATHER_BLOCKS CT_QY_GROUP
 
 /* Element i of a b row (F32 or F16) at stride nb10. */
 static inline float b_elem(const char *src, size_t nb10, bool f16, int64_t i) {
@@ -110,7 +112,7 @@ static inline float b_elem(const char *src, size_t nb10, bool f16, int64_t i) {
 
 /* One b row (k elements at stride nb10, F32 or F16) into the dot-product type at out. */
 static void convert_row(const char *src, size_t nb10, bool f16, int64_t k, bool to_float, ct_quantize_qy_fn quantize,
-                        void *out) {
+                        int group, void *out) {
     if (to_float) {
         float *o = out;
         for (int64_t i = 0; i < k; i++) o[i] = b_elem(src, nb10, f16, i);
@@ -128,7 +130,7 @@ static void convert_row(const char *src, size_t nb10, bool f16, int64_t k, bool 
         } else {
             for (int64_t i = 0; i < n * CT_QY_BLOCK; i++) tmp[i] = b_elem(s, nb10, f16, i);
         }
-        quantize(tmp, y + ib, n);
+        quantize(tmp, y + ib, n, group);
     }
 }
 
@@ -177,7 +179,7 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
         for (int64_t ir1 = ith; ir1 < nr1; ir1 += nth) {
             const int64_t i13 = ir1 / (ne11 * ne12), i12 = (ir1 / ne11) % ne12, i11 = ir1 % ne11;
             const char *s = src1 + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3];
-            convert_row(s, b->nb[0], b->type == CT_TYPE_F16, k, to_float, kern.quantize, (char *)params->wdata + (size_t)ir1 * row1);
+            convert_row(s, b->nb[0], b->type == CT_TYPE_F16, k, to_float, kern.quantize, ct_qy_group(a->type), (char *)params->wdata + (size_t)ir1 * row1);
         }
         if (nth > 1) ct_cpu_barrier(params);
     }

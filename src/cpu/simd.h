@@ -20,6 +20,10 @@ typedef struct ct_block_qy {
     int8_t qs[CT_QY_BLOCK];
 } ct_block_qy;
 
+/* In groups of ct_qy_group(src0 type) blocks sharing one d (types/types_internal.h);
+ * the kernels that use it check that a group's d are equal and take the per-block
+ * way where not. */
+
 /* Multi-row dot products: out[j] = dot(x, y[j]) for j < ny, 1 <= ny <= CT_DOT_NY.
  * x is unpacked once per block for all ny rows, so the weights stream from
  * memory once however many src1 rows there are (batched decode). A row's
@@ -37,13 +41,14 @@ typedef void (*ct_dot_f_fn)(int64_t k, const void *x, size_t bx, int nx, const v
  * Q8_0 kernels take two rows a pass where ny >= 2 (each y load feeds both), the others one. */
 typedef void (*ct_dot_q_fn)(int64_t nb, const void *x, size_t bx, int nx, const ct_block_qy *const *y, int ny,
                             float *out);
-/* Converts nb * 32 contiguous floats into nb blocks. */
-typedef void (*ct_quantize_qy_fn)(const float *x, ct_block_qy *y, int64_t nb);
+/* Converts nb * 32 contiguous floats into nb blocks, in groups of group (1 or
+ * CT_QY_GROUP, dividing nb) blocks that share one d. */
+typedef void (*ct_quantize_qy_fn)(const float *x, ct_block_qy *y, int64_t nb, int group);
 
 /* Portable C kernels; NULL for a type without one. */
 ct_dot_f_fn ct_cpu_dot_f_portable(ct_type type);
 ct_dot_q_fn ct_cpu_dot_q_portable(ct_type type);
-void ct_cpu_quantize_qy_portable(const float *x, ct_block_qy *y, int64_t nb);
+void ct_cpu_quantize_qy_portable(const float *x, ct_block_qy *y, int64_t nb, int group);
 
 /* AVX2+FMA+F16C kernels; NULL where the build or the CPU lacks them or the type has none. */
 ct_dot_f_fn ct_cpu_dot_f_avx2(ct_type type);

@@ -80,14 +80,20 @@ static inline int32_t round_even(float v) {
     return (int32_t)(ct_f32_bits(v + 12582912.0f) - UINT32_C(0x4B400000));
 }
 
-static void quantize_qy_block(const float *x, ct_block_qy *y) {
+/* n blocks (n * 32 values) sharing one d; a NaN or an infinity among them gives each
+ * block its own d instead. */
+static void quantize_qy_blocks(const float *x, ct_block_qy *y, int n) {
     float amax = 0.0f;
     bool nan = false, inf = false;
-    for (int j = 0; j < CT_QY_BLOCK; j++) {
+    for (int j = 0; j < n * CT_QY_BLOCK; j++) {
         const float ax = fabsf(x[j]);
         nan |= ax != ax;
         inf |= ax > FLT_MAX;
         amax = ax > amax ? ax : amax;
+    }
+    if ((nan || inf) && n > 1) {
+        for (int b = 0; b < n; b++) quantize_qy_blocks(x + b * CT_QY_BLOCK, y + b, 1);
+        return;
     }
     int32_t s = 0;
     if (nan || inf) {
@@ -106,17 +112,20 @@ static void quantize_qy_block(const float *x, ct_block_qy *y) {
     const float scale = amax < 0x1p-64f ? 0x1p64f : 1.0f;
     const float am = amax * scale;
     const float id = am > 0.0f ? 127.0f / am : 0.0f;
-    for (int j = 0; j < CT_QY_BLOCK; j++) {
-        const int32_t q = round_even((x[j] * scale) * id);
-        y->qs[j] = (int8_t)q;
-        s += q;
+    for (int b = 0; b < n; b++, x += CT_QY_BLOCK) {
+        s = 0;
+        for (int j = 0; j < CT_QY_BLOCK; j++) {
+            const int32_t q = round_even((x[j] * scale) * id);
+            y[b].qs[j] = (int8_t)q;
+            s += q;
+        }
+        y[b].d = (am / 127.0f) / scale;
+        y[b].s = (float)s;
     }
-    y->d = (am / 127.0f) / scale;
-    y->s = (float)s;
 }
 
-void ct_cpu_quantize_qy_portable(const float *x, ct_block_qy *y, int64_t nb) {
-    for (int64_t i = 0; i < nb; i++) quantize_qy_block(x + i * CT_QY_BLOCK, y + i);
+void ct_cpu_quantize_qy_portable(const float *x, ct_block_qy *y, int64_t nb, int group) {
+    for (int64_t i = 0; i < nb; i += group) quantize_qy_blocks(x + i * CT_QY_BLOCK, y + i, group);
 }
 
 /* ---- quantized rows ------------------------------------------------------ */

@@ -400,19 +400,45 @@ AVX2 static inline void ds8(const ct_block_qy *y, __m256 *d, __m256 *ds) {
     *ds = _mm256_mul_ps(*d, _mm256_shuffle_ps(a, b, 0xDD));
 }
 
-/* Q4_K and Q5_K share everything but the fifth bit (q5 = 1 reads qh). Sub-block b's
- * int32 sums take their float scale d * y_b.d from one vector of the eight (a lane
- * permute, not a broadcast and a multiply per block), and their integer scale as a
- * 16-bit lane shuffled out of one register. */
+/* Whether the eight y blocks of a super-block share one finite d, as the quantizer
+ * makes them for Q4_K, Q5_K and Q6_K unless a NaN or an infinity is among them
+ * (ct_qy_group); integer compares of the bits, off the vector ports. */
+static inline bool same_d(const ct_block_qy *y) {
+    uint32_t d[CT_QY_GROUP], diff = 0;
+    for (int b = 0; b < CT_QY_GROUP; b++) memcpy(&d[b], &y[b].d, sizeof d[b]);
+    for (int b = 1; b < CT_QY_GROUP; b++) diff |= d[b] ^ d[0];
+    return diff == 0 && (d[0] & 0x7F800000u) != 0x7F800000u;
+}
+
+/* same_d from the eight d already in a register (no loads: those of a kernel with
+ * several y rows compete with its block loads). */
+AVX2 static inline bool same_d8(__m256 d8) {
+    const __m256 d0 = _mm256_permutevar8x32_ps(d8, _mm256_setzero_si256());
+    const __m256 finite = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), d0), _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ);
+    return _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(d8, d0, _CMP_EQ_OQ), finite)) == 0xFF;
+}
+
+/* A row with a super-block whose y blocks do not share one d: the portable kernel's
+ * per-block sums (out of the kernels' loops, whose registers a call would spill). */
+static float dot_row_portable(ct_type type, int64_t nb, const void *x, const ct_block_qy *y) {
+    float v;
+    ct_cpu_dot_q_portable(type)(nb, x, 0, 1, &y, 1, &v);
+    return v;
+}
+
+/* Q4_K and Q5_K share everything but the fifth bit (q5 = 1 reads qh). The y blocks of
+ * a super-block share one d, so the eight sub-blocks' int32 sums, each times its
+ * integer scale (a 16-bit lane shuffled out of one register), add up exactly before
+ * one float multiply; the mins term takes each block's d * s. */
 AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
                                         float *out, int q5) {
     const size_t bs = q5 ? sizeof(block_q5_K) : sizeof(block_q4_K);
     const __m256i m4 = _mm256_set1_epi8(0x0F), one = _mm256_set1_epi8(1);
-    const int NA = CHAINS(NY);
-    __m256 acc[CT_DOT_NY][4], corr[CT_DOT_NY];
+    __m256 acc[CT_DOT_NY];
+    int split[CT_DOT_NY]; /* a super-block's y blocks with unequal d: the row goes the per-block way */
     UNROLL_NY for (int j = 0; j < NY; j++) {
-        UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
-        corr[j] = _mm256_setzero_ps();
+        acc[j] = _mm256_setzero_ps();
+        split[j] = 0;
     }
     for (int64_t i = 0; i < nb / 8; i++) {
         const unsigned char *b = (const unsigned char *)vx + (size_t)i * bs;
@@ -428,18 +454,19 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
         }
         uint64_t sc8, m8;
         scales_mins_k4(scales, &sc8, &m8);
-        const __m256 dv = _mm256_set1_ps(fp16_f32(hd));
+        const float dx = fp16_f32(hd);
         /* dmin * m per sub-block */
         const __m256i m32 = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)&m8));
         const __m256 mv = _mm256_mul_ps(_mm256_set1_ps(fp16_f32(hdmin)), _mm256_cvtepi32_ps(m32));
         /* the eight scales as 16-bit lanes, in both halves */
         const __m256i scw = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)&sc8)));
-        __m256 dy[CT_DOT_NY];
+        __m256i isum[CT_DOT_NY];
         UNROLL_NY for (int j = 0; j < NY; j++) {
             __m256 d8, ds;
             ds8(y[j] + 8 * i, &d8, &ds);
-            dy[j] = _mm256_mul_ps(dv, d8);
-            corr[j] = _mm256_fmadd_ps(mv, ds, corr[j]);
+            split[j] |= !same_d8(d8);
+            acc[j] = _mm256_fnmadd_ps(mv, ds, acc[j]);
+            isum[j] = _mm256_setzero_si256();
         }
         __m256i hb = q5 ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
         UNROLL_CHAINS for (int c = 0; c < 4; c++) {
@@ -454,18 +481,18 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
             /* 16-bit lane k of scw to every lane: bytes 2k, 2k + 1 */
             const __m256i s0 = _mm256_shuffle_epi8(scw, _mm256_set1_epi16((short)(0x0100 * (4 * c + 1) + 4 * c)));
             const __m256i s1 = _mm256_shuffle_epi8(scw, _mm256_set1_epi16((short)(0x0100 * (4 * c + 3) + 4 * c + 2)));
-            const __m256i i0 = _mm256_set1_epi32(2 * c), i1 = _mm256_set1_epi32(2 * c + 1);
             UNROLL_NY for (int j = 0; j < NY; j++) {
                 const ct_block_qy *y0 = y[j] + 8 * i + 2 * c, *y1 = y0 + 1;
                 const __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo, load_qy(y0)), s0);
                 const __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi, load_qy(y1)), s1);
-                __m256 *a0 = &acc[j][2 * c % NA], *a1 = &acc[j][(2 * c + 1) % NA];
-                *a0 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i0), _mm256_cvtepi32_ps(p0), *a0);
-                *a1 = _mm256_fmadd_ps(_mm256_permutevar8x32_ps(dy[j], i1), _mm256_cvtepi32_ps(p1), *a1);
+                isum[j] = _mm256_add_epi32(isum[j], _mm256_add_epi32(p0, p1));
             }
         }
+        UNROLL_NY for (int j = 0; j < NY; j++)
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * y[j][8 * i].d), _mm256_cvtepi32_ps(isum[j]), acc[j]);
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(sum_chains(acc[j], NA), corr[j]));
+    UNROLL_NY for (int j = 0; j < NY; j++)
+        out[j] = split[j] ? dot_row_portable(q5 ? CT_TYPE_Q5_K : CT_TYPE_Q4_K, nb, vx, y[j]) : hsum_ps(acc[j]);
 }
 
 #define DOT_Q4_K_N(n, x, y, NY, out) dot_k4_n(n, x, y, NY, out, 0)
@@ -473,24 +500,42 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
 MULTI(dot_q4_K, ct_block_qy, DOT_Q4_K_N)
 MULTI(dot_q5_K, ct_block_qy, DOT_Q5_K_N)
 
+/* Byte shuffles of scale_pair: for k, bytes 4k, 4k + 1 repeated in the low 16 bytes,
+ * 4k + 2, 4k + 3 in the high 16 (a table: GCC builds the constant in registers
+ * at every use otherwise). */
+static const uint8_t scale_pair_ctl[4][32] __attribute__((aligned(32))) = {
+#define SP_HALF(a) a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1, a, a + 1
+    {SP_HALF(0), SP_HALF(2)}, {SP_HALF(4), SP_HALF(6)}, {SP_HALF(8), SP_HALF(10)}, {SP_HALF(12), SP_HALF(14)},
+#undef SP_HALF
+};
+
 /* Of eight 16-bit scales in both 128-bit halves of sc16: scale 2k to every 16-bit
  * lane of the low half, scale 2k + 1 to the high half (the two 16-value halves of
  * 32-value block k). */
 AVX2 static ALWAYS_INLINE __m256i scale_pair(__m256i sc16, int k) {
-    return _mm256_shuffle_epi8(sc16, _mm256_set_m128i(_mm_set1_epi16((short)(0x0100 * (4 * k + 3) + 4 * k + 2)),
-                                                      _mm_set1_epi16((short)(0x0100 * (4 * k + 1) + 4 * k))));
+    return _mm256_shuffle_epi8(sc16, _mm256_load_si256((const __m256i *)scale_pair_ctl[k]));
 }
 
+/* Q6_K: values less 32 through the sign trick, each 16-value half times its int8
+ * scale; a super-block's sums add up exactly before one float multiply (same_d). */
 AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_block_qy *const *y, const int NY,
                                           float *out) {
     const block_q6_K *x = vx;
     const __m256i m4 = _mm256_set1_epi8(0x0F), m3 = _mm256_set1_epi8(3), off = _mm256_set1_epi8(32);
-    const int NA = CHAINS(NY);
-    __m256 acc[CT_DOT_NY][4];
-    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
+    __m256 acc[CT_DOT_NY];
+    int split[CT_DOT_NY]; /* as in dot_k4_n */
+    UNROLL_NY for (int j = 0; j < NY; j++) {
+        acc[j] = _mm256_setzero_ps();
+        split[j] = 0;
+    }
     for (int64_t i = 0; i < nb / 8; i++) {
-        const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d));
+        const float dx = fp16_f32(x[i].d);
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
+        __m256i isum[CT_DOT_NY];
+        UNROLL_NY for (int j = 0; j < NY; j++) {
+            split[j] |= !same_d(y[j] + 8 * i);
+            isum[j] = _mm256_setzero_si256();
+        }
         for (int h = 0; h < 2; h++) {
             const uint8_t *ql = x[i].ql + 64 * h, *qh = x[i].qh + 32 * h;
             /* the half's eight scales as 16-bit lanes, in both 128-bit halves */
@@ -508,19 +553,20 @@ AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_b
             v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hv, 6), m3), 4));
             UNROLL_CHAINS for (int k = 0; k < 4; k++) {
-                const __m256i s = _mm256_sub_epi8(v[k], off), as = _mm256_sign_epi8(s, s);
+                const __m256i sv = _mm256_sub_epi8(v[k], off), as = _mm256_sign_epi8(sv, sv);
                 const __m256i scv = scale_pair(sc16, k);
                 UNROLL_NY for (int j = 0; j < NY; j++) {
                     const ct_block_qy *yb = y[j] + 8 * i + 4 * h + k;
-                    const __m256i p16 = _mm256_maddubs_epi16(as, _mm256_sign_epi8(load_qy(yb), s));
-                    const __m256i p = _mm256_madd_epi16(p16, scv);
-                    __m256 *a = &acc[j][k % NA];
-                    *a = _mm256_fmadd_ps(_mm256_mul_ps(dv, _mm256_broadcast_ss(&yb->d)), _mm256_cvtepi32_ps(p), *a);
+                    const __m256i p16 = _mm256_maddubs_epi16(as, _mm256_sign_epi8(load_qy(yb), sv));
+                    isum[j] = _mm256_add_epi32(isum[j], _mm256_madd_epi16(p16, scv));
                 }
             }
         }
+        UNROLL_NY for (int j = 0; j < NY; j++)
+            acc[j] = _mm256_fmadd_ps(_mm256_set1_ps(dx * y[j][8 * i].d), _mm256_cvtepi32_ps(isum[j]), acc[j]);
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(sum_chains(acc[j], NA));
+    UNROLL_NY for (int j = 0; j < NY; j++)
+        out[j] = split[j] ? dot_row_portable(CT_TYPE_Q6_K, nb, vx, y[j]) : hsum_ps(acc[j]);
 }
 
 MULTI(dot_q6_K, ct_block_qy, dot_q6_K_n)
@@ -649,14 +695,33 @@ MULTI(dot_iq4_xs, ct_block_qy, dot_iq4_xs_n)
 
 /* ---- src1 conversion: same bytes as the portable one ---------------------- */
 
-AVX2 static void quantize_qy(const float *x, ct_block_qy *y, int64_t nb) {
+/* One block of 32 values at id = 127 / amax (amax of its group, finite and >= 2^-64), d = amax / 127. */
+AVX2 static inline void quantize_qy_block(const float *x, __m256 id, float d, ct_block_qy *y) {
+    __m256i q[4];
+    for (int j = 0; j < 4; j++)
+        q[j] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(x + 8 * j), id),
+                                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    const __m256i s32 = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
+    /* packs work per 128-bit lane; the permute restores element order */
+    const __m256i a = _mm256_packs_epi32(q[0], q[1]);
+    const __m256i b = _mm256_packs_epi32(q[2], q[3]);
+    const __m256i p8 = _mm256_packs_epi16(a, b);
+    const __m256i ord = _mm256_permutevar8x32_epi32(p8, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    _mm256_storeu_si256((__m256i *)y->qs, ord);
+    y->d = d;
+    y->s = (float)_mm_cvtsi128_si32(s);
+}
+
+AVX2 static void quantize_qy(const float *x, ct_block_qy *y, int64_t nb, int group) {
     const __m256 sign = _mm256_set1_ps(-0.0f), big = _mm256_set1_ps(FLT_MAX);
-    for (int64_t i = 0; i < nb; i++, x += CT_QY_BLOCK) {
-        __m256 v[4], amax = _mm256_setzero_ps();
+    for (int64_t g = 0; g < nb; g += group, x += group * CT_QY_BLOCK) {
+        __m256 amax = _mm256_setzero_ps();
         int nonfinite = 0;
-        for (int j = 0; j < 4; j++) {
-            v[j] = _mm256_loadu_ps(x + 8 * j);
-            const __m256 ax = _mm256_andnot_ps(sign, v[j]);
+        for (int j = 0; j < 4 * group; j++) {
+            const __m256 ax = _mm256_andnot_ps(sign, _mm256_loadu_ps(x + 8 * j));
             nonfinite |= _mm256_movemask_ps(_mm256_cmp_ps(ax, big, _CMP_NLE_UQ));
             amax = _mm256_max_ps(amax, ax);
         }
@@ -665,25 +730,12 @@ AVX2 static void quantize_qy(const float *x, ct_block_qy *y, int64_t nb) {
         m = _mm_max_ss(m, _mm_movehdup_ps(m));
         const float am = _mm_cvtss_f32(m);
         if (nonfinite || am < 0x1p-64f) {
-            ct_cpu_quantize_qy_portable(x, y + i, 1);
+            ct_cpu_quantize_qy_portable(x, y + g, group, group);
             continue;
         }
         const __m256 id = _mm256_set1_ps(127.0f / am);
-        __m256i q[4];
-        for (int j = 0; j < 4; j++)
-            q[j] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[j], id), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        const __m256i s32 = _mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3]));
-        __m128i s = _mm_add_epi32(_mm256_castsi256_si128(s32), _mm256_extracti128_si256(s32, 1));
-        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4E));
-        s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xB1));
-        /* packs work per 128-bit lane; the permute restores element order */
-        const __m256i a = _mm256_packs_epi32(q[0], q[1]);
-        const __m256i b = _mm256_packs_epi32(q[2], q[3]);
-        const __m256i p8 = _mm256_packs_epi16(a, b);
-        const __m256i ord = _mm256_permutevar8x32_epi32(p8, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
-        _mm256_storeu_si256((__m256i *)y[i].qs, ord);
-        y[i].d = am / 127.0f;
-        y[i].s = (float)_mm_cvtsi128_si32(s);
+        for (int b = 0; b < group; b++)
+            quantize_qy_block(x + b * CT_QY_BLOCK, id, am / 127.0f, y + g + b);
     }
 }
 

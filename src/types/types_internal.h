@@ -208,6 +208,17 @@ static inline void ct_store_f32_or_f16(ct_type t, char *p, float v) {
     }
 }
 
+/* MUL_MAT's int8 copy of a quantized src0's src1 (the CPU's ct_block_qy, the OpenCL
+ * 8-bit path's work memory, the same bytes): blocks of 32 values, in groups of
+ * ct_qy_group(src0 type) blocks that share one scale, the largest |x| of the group over
+ * 127 (a group holding a NaN or an infinity gives each block its own). 8 blocks (256
+ * values, a super-block) for Q4_K, Q5_K and Q6_K, whose CPU kernels then add a
+ * super-block's integer sums before one float multiply; 1 for the other types. */
+#define CT_QY_GROUP 8
+static inline int ct_qy_group(ct_type t) {
+    return t == CT_TYPE_Q4_K || t == CT_TYPE_Q5_K || t == CT_TYPE_Q6_K ? CT_QY_GROUP : 1;
+}
+
 /* The three float types (CPY converts among them without quantizing). */
 static inline bool ct_type_is_float(ct_type t) { return t == CT_TYPE_F32 || t == CT_TYPE_F16 || t == CT_TYPE_BF16; }
 

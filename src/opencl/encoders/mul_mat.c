@@ -26,6 +26,7 @@
  * kernel takes ct_mul_mat_args (kernels/kernel_args.h). */
 #include "opencl/encoder.h"
 #include "opencl/kernels/kernel_args.h"
+#include "types/types_internal.h"
 
 #include <limits.h>
 
@@ -369,11 +370,15 @@ ct_status ct_ocl_mul_mat_work_bytes(ct_ocl_enc *enc, const ct_tensor *node, size
 }
 
 /* The forms src1 takes in the work memory (ct_ocl_enc.work_y): 8-bit blocks (in Q6_K's
- * layout or the others'), widened to F32, or the tensor cores' F16 or BF16 rows. */
-enum { Y_NONE, Y_QUANTIZED, Y_QUANTIZED_Q6_K, Y_WIDENED, Y_F16, Y_BF16 };
+ * layout or the others', a scale per block or per 8: ct_qy_group), widened to F32, or
+ * the tensor cores' F16 or BF16 rows. */
+enum { Y_NONE, Y_QUANTIZED, Y_QUANTIZED_GROUPED, Y_QUANTIZED_Q6_K, Y_WIDENED, Y_F16, Y_BF16 };
 
 static int y_form(const mm_plan *p, ct_type a_type) {
-    if (p->mvq) return a_type == CT_TYPE_Q6_K ? Y_QUANTIZED_Q6_K : Y_QUANTIZED;
+    if (p->mvq) {
+        if (a_type == CT_TYPE_Q6_K) return Y_QUANTIZED_Q6_K;
+        return ct_qy_group(a_type) > 1 ? Y_QUANTIZED_GROUPED : Y_QUANTIZED;
+    }
     if (p->f16y) return Y_WIDENED;
     if (p->y16) return a_type == CT_TYPE_F16 ? Y_F16 : Y_BF16;
     return Y_NONE;
@@ -464,6 +469,7 @@ ct_status ct_ocl_encode_mul_mat(ct_ocl_enc *enc, ct_tensor *node, int *n_nodes) 
         .ne00 = (int32_t)a->ne[0], .ne01 = (int32_t)a->ne[1], .ne11 = (int32_t)b->ne[1], .ne12 = (int32_t)b->ne[2],
         .r2 = (int32_t)(b->ne[2] / a->ne[2]), .r3 = (int32_t)(b->ne[3] / a->ne[3]),
         .q6_k = a->type == CT_TYPE_Q6_K, /* the work layout follows src0's units */
+        .qy_group = ct_qy_group(a->type),
     };
     const cl_ulong y_off = p.y_offset;
 #define MM_ARG_SRC1()                                          \

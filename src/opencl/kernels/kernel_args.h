@@ -95,7 +95,8 @@ typedef float ct_f32;
      CT_FATC_BQ * CT_FATC_LDP + 2 * CT_FATC_WG + 3 * CT_FATC_BQ + CT_FATC_BK + 4)
 #define CT_FATC_EMULATE_BYTES (4 * (CT_FATC_WG / 32) * CT_MMTC_XCH_WORDS)
 /* mul_mvq.cl: src0 rows per team, src1 rows per work-group, work-items of a team, src0
- * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items). */
+ * values per work-item step, and ct_quantize_qy's work-group (8 blocks of 8 work-items: a group of
+ * blocks sharing one scale, ct_qy_group, never spans two work-groups). */
 #define CT_MVQ_NR0 2
 #define CT_MVQ_NR1 8
 #define CT_MVQ_TEAM 32
@@ -189,7 +190,8 @@ CT_ARGS_OFFSET_ASSERT(soft_max_args_ne00, ct_soft_max_args, ne00, 96);
 
 /* MUL_MAT (mul_mat.cl, mul_mvq.cl): dst[r0, r1, i12, i13] = sum_k src0[k, r0, i12/r2,
  * i13/r3] * src1[k, r1, i12, i13]. The 8-bit path reads src1 as work_rows rows
- * quantized into the work memory by ct_quantize_qy (q6_k: in Q6_K's units). */
+ * quantized into the work memory by ct_quantize_qy (q6_k: in Q6_K's units; qy_group:
+ * blocks sharing one scale, 1 or 8, src/types/types_internal.h's ct_qy_group). */
 typedef struct ct_mul_mat_args {
     ct_u64 nb01, nb02, nb03;
     ct_u64 nb10, nb11, nb12, nb13;
@@ -198,7 +200,7 @@ typedef struct ct_mul_mat_args {
     ct_i32 ne00, ne01, ne11, ne12;
     ct_i32 r2, r3;
     ct_i32 q6_k;
-    ct_i32 pad0;
+    ct_i32 qy_group;
 } ct_mul_mat_args;
 CT_ARGS_ASSERT(mul_mat_args_size, sizeof(ct_mul_mat_args) == 120);
 CT_ARGS_OFFSET_ASSERT(mul_mat_args_ne00, ct_mul_mat_args, ne00, 88);

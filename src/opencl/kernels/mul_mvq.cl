@@ -93,9 +93,11 @@ int mvq_ypos(const int q6k, const int b, int *j) {
 
 /* Eight work-items per 32-value block, four values each (one block per WI kept
  * 448 WIs busy for a 14336-wide row, and they ran serially): grid (ne10 / 4,
- * ne11, ne12 * ne13) in groups of QY_WG (CT_QY_WG of kernel_args.h, a multiple of 8). The
+ * ne11, ne12 * ne13) in groups of QY_WG (CT_QY_WG of kernel_args.h, a multiple of 64). The
  * block's max and flags meet in local memory; its first WI writes (d, s). q6k: the
- * layout for Q6_K's units. */
+ * layout for Q6_K's units. With a.qy_group = 8 the group's eight blocks (one work-group's
+ * or a part of it: rows of those types hold whole groups) share the group's max, unless a
+ * NaN or an infinity is among them, as on the CPU. */
 #define QY_WG CT_QY_WG
 __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, __global uchar *work,
                              const ct_mul_mat_args a) {
@@ -103,6 +105,8 @@ __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, __global u
     const ulong nb11 = a.nb11, nb12 = a.nb12, nb13 = a.nb13, nrows = a.work_rows;
     __local float lmax[QY_WG];
     __local int lflag[QY_WG], lsum[QY_WG];
+    __local float gmax[QY_WG / 8]; /* per block, for a.qy_group > 1 */
+    __local int gflag[QY_WG / 8];
     const int gid = get_global_id(0), lid = get_local_id(0), first = lid & ~7;
     const int i11 = get_global_id(1), im = get_global_id(2);
     const int nblk = ne10 / 32, blk = gid >> 3;
@@ -121,6 +125,21 @@ __kernel void ct_quantize_qy(__global const uchar *src1, ulong offs1, __global u
     for (int i = 0; i < 8; i++) {
         amax = fmax(amax, lmax[first + i]);
         flags |= lflag[first + i];
+    }
+    if (a.qy_group > 1) { /* uniform: every WI meets the barrier */
+        if (lid == first) {
+            gmax[lid >> 3] = amax;
+            gflag[lid >> 3] = flags;
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int g0 = (lid >> 3) & ~(a.qy_group - 1);
+        float gm = 0.0f;
+        int gf = 0;
+        for (int i = 0; i < a.qy_group; i++) {
+            gm = fmax(gm, gmax[g0 + i]);
+            gf |= gflag[g0 + i];
+        }
+        if (!gf) amax = gm;
     }
     int4 q;
     float d;
