@@ -5,9 +5,11 @@
 #include "testutil.h"
 #include "cpu/cpu_ops.h"
 #include "cpu/threadpool.h"
+#include "types/types_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define MAX_NTH 3
 
@@ -1018,6 +1020,83 @@ static void test_sum_rows(void) {
     ct_context_free(c);
 }
 
+/* GEGLU and GEGLU_QUICK on F32 (x rounded to fp16, f from a table, times g) give the same
+ * bytes through the vector lookup (F16C, where the CPU has it) as through the scalar
+ * loop, on 1 and 3 threads: x takes every fp16 value (every table entry is read, the last
+ * index and NaNs of both signs included), GEGLU's clamps at -10 and 10 and their float
+ * neighbours, values between adjacent halves (ties too), NaNs with payloads, infinities,
+ * fp16 subnormals and overflow, zeros of both signs; g takes the same specials among
+ * random values; an odd row length leaves tails. */
+static void test_glu_table_lookup(void) {
+    if (!ct_types_use_avx2()) {
+        printf("no AVX2/F16C: the GLU vector lookup is not compared\n");
+        return;
+    }
+    enum { NE0 = 1003, NE1 = 70 };
+    ct_context *c = new_ctx();
+    ct_tensor *x = ct_tensor_new_2d(c, CT_TYPE_F32, NE0, NE1), *g = ct_tensor_new_2d(c, CT_TYPE_F32, NE0, NE1);
+    CHECK(x && g);
+    if (!x || !g) {
+        ct_context_free(c);
+        return;
+    }
+    float *xv = x->data, *gv = g->data;
+    const int64_t n = (int64_t)NE0 * NE1;
+    static const uint32_t special_bits[] = {0x7F800001u, 0xFFC12345u, 0x7FC00000u, 0xFF800000u, 0x7F800000u,
+                                            0x80000000u, 0x00000001u, 0x33800000u, 0x477FF000u, 0x477FF001u};
+    for (int64_t i = 0; i < n; i++) {
+        if (i < 65536) {
+            xv[i] = ct_fp16_to_fp32((ct_fp16)i);
+        } else {
+            const int64_t k = i - 65536;
+            const float a = ct_fp16_to_fp32((ct_fp16)tu_rand_below(0x7C00)), b = ct_fp16_to_fp32((ct_fp16)(ct_fp32_to_fp16(a) + 1));
+            switch (k % 8) {
+            case 0: xv[i] = k % 16 ? 10.0f : -10.0f; break;
+            case 1: xv[i] = nextafterf(k % 16 > 8 ? 10.0f : -10.0f, 0.0f); break;
+            case 2: xv[i] = nextafterf(k % 16 > 8 ? 10.0f : -10.0f, k % 16 > 8 ? 20.0f : -20.0f); break;
+            case 3: xv[i] = (a + b) / 2 * (k % 16 > 8 ? -1.0f : 1.0f); break;
+            case 4: xv[i] = a + (b - a) * tu_rand_uniform(0.0f, 1.0f); break;
+            default: {
+                const uint32_t u = special_bits[tu_rand_below((int64_t)(sizeof special_bits / sizeof special_bits[0]))];
+                memcpy(&xv[i], &u, sizeof u);
+            }
+            }
+        }
+        gv[i] = tu_rand_uniform(-2.0f, 2.0f);
+        if (tu_rand_below(50) == 0) {
+            const uint32_t u = special_bits[tu_rand_below((int64_t)(sizeof special_bits / sizeof special_bits[0]))];
+            memcpy(&gv[i], &u, sizeof u);
+        }
+    }
+    const ct_glu_op ops[] = {CT_GLU_OP_GEGLU, CT_GLU_OP_GEGLU_QUICK};
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+        ct_tensor *d = ct_glu_split(c, x, g, ops[o]);
+        CHECK_MSG(d != NULL, "%s", ct_last_error());
+        if (!d) continue;
+        float *want = malloc(sizeof(float) * (size_t)n);
+        CHECK(want != NULL);
+        if (!want) continue;
+        ct_types_force_portable(true);
+        CHECK(run_op(ct_cpu_glu, d, 1, NULL) == CT_OK);
+        ct_types_force_portable(false);
+        memcpy(want, d->data, sizeof(float) * (size_t)n);
+        for (int nth = 1; nth <= MAX_NTH; nth += 2) {
+            memset(d->data, 0xA5, sizeof(float) * (size_t)n);
+            CHECK(run_op(ct_cpu_glu, d, nth, NULL) == CT_OK);
+            int64_t bad = 0, first = -1;
+            for (int64_t i = 0; i < n; i++) {
+                if (memcmp(&want[i], (float *)d->data + i, sizeof(float)) != 0 && bad++ == 0) first = i;
+            }
+            CHECK_MSG(bad == 0, "%s, %d threads: %lld of %lld elements differ from the scalar loop's bytes, the first "
+                      "at x = %a, g = %a: %a, not %a", ct_glu_op_name(ops[o]), nth, (long long)bad, (long long)n,
+                      first >= 0 ? (double)xv[first] : 0.0, first >= 0 ? (double)gv[first] : 0.0,
+                      first >= 0 ? (double)((float *)d->data)[first] : 0.0, first >= 0 ? (double)want[first] : 0.0);
+        }
+        free(want);
+    }
+    ct_context_free(c);
+}
+
 int main(void) {
     tu_init("test_cpu_ops");
     for (int n = 1; n <= MAX_NTH; n++) CHECK(ct_cpu_threadpool_new("test_cpu_ops", n, &pools[n]) == CT_OK);
@@ -1026,6 +1105,7 @@ int main(void) {
     test_cpy();
     test_norms();
     test_sum_rows();
+    test_glu_table_lookup();
     for (int n = 1; n <= MAX_NTH; n++) ct_cpu_threadpool_free(pools[n]);
     return tu_finish();
 }

@@ -26,8 +26,9 @@ enum { CHUNK = 256 };
 bool ct_cpu_glu_supported(const ct_tensor *op) { return ct_glu_node_valid(op); }
 
 /* fp16 tables of GELU and GELU_QUICK: the entry for fp16 h is f(h) rounded to fp16,
- * ct_via_fp16's value for any x that rounds to h */
-static ct_fp16 gelu_tab[1 << 16], gelu_quick_tab[1 << 16];
+ * ct_via_fp16's value for any x that rounds to h; one entry more, never filled, for
+ * the vector lookup's 32-bit gather at the last index */
+static ct_fp16 gelu_tab[(1 << 16) + 1], gelu_quick_tab[(1 << 16) + 1];
 static pthread_once_t tab_once = PTHREAD_ONCE_INIT;
 
 static void tab_init(void) {
@@ -40,6 +41,13 @@ static void tab_init(void) {
 
 static inline float from_tab(const ct_fp16 *tab, float x) {
     return ct_fp16_to_fp32_inline(tab[ct_fp32_to_fp16_inline(x)]);
+}
+
+/* f(x)·g with f from tab; clamp: GEGLU's F32 rule, 0 for x <= -10 and x·g for x >= 10. */
+static inline float tab_mul1(const ct_fp16 *tab, bool clamp, float x, float g) {
+    if (clamp && x <= -10.0f) return 0.0f;
+    if (clamp && x >= 10.0f) return x * g;
+    return from_tab(tab, x) * g;
 }
 
 static float param_f32(const ct_tensor *t, int i) {
@@ -82,6 +90,45 @@ CT_VEXP_AVX512 static void swiglu_avx512(float *y, const float *x, const float *
 }
 #endif
 
+#ifdef CT_HAVE_VEXP
+/* x[i] = tab_mul1(tab, clamp, x[i], g[i]), 8 at a time, the same bytes: x rounds to fp16
+ * by F16C as ct_fp32_to_fp16_inline does once a NaN is made the quiet NaN of its sign
+ * (index sign|0x7E00), the entries come by a 32-bit gather (the tables' extra entry
+ * covers the last index's upper half) and widen exactly. About 7 ns an element went
+ * to the scalar conversions around the lookup (docs/PERF.md, Gemma's decode ops). */
+CT_VEXP_AVX2 static void tab_mul_avx2(const ct_fp16 *tab, bool clamp, float *x, const float *g, int64_t n) {
+    const __m256 sign = _mm256_set1_ps(-0.0f), qnan = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+    const __m256 lo = _mm256_set1_ps(-10.0f), hi = _mm256_set1_ps(10.0f);
+    const __m256i low16 = _mm256_set1_epi32(0xFFFF);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i), gv = _mm256_loadu_ps(g + i);
+        const __m256 vq = _mm256_blendv_ps(v, _mm256_or_ps(_mm256_and_ps(v, sign), qnan), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        const __m256i idx = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(vq, _MM_FROUND_TO_NEAREST_INT));
+        const __m256i e = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)tab, idx, 2), low16);
+        const __m128i e16 = _mm_packus_epi32(_mm256_castsi256_si128(e), _mm256_extracti128_si256(e, 1));
+        __m256 r = _mm256_mul_ps(_mm256_cvtph_ps(e16), gv);
+        if (clamp) {
+            r = _mm256_blendv_ps(r, _mm256_setzero_ps(), _mm256_cmp_ps(v, lo, _CMP_LE_OQ));
+            r = _mm256_blendv_ps(r, _mm256_mul_ps(v, gv), _mm256_cmp_ps(v, hi, _CMP_GE_OQ));
+        }
+        _mm256_storeu_ps(x + i, r);
+    }
+    for (; i < n; i++) x[i] = tab_mul1(tab, clamp, x[i], g[i]);
+}
+#endif
+
+/* x[i] = tab_mul1(tab, clamp, x[i], g[i]) over n floats. */
+static void tab_mul(const ct_fp16 *tab, bool clamp, float *restrict x, const float *restrict g, int64_t n) {
+#ifdef CT_HAVE_VEXP
+    if (ct_types_use_avx2()) {
+        tab_mul_avx2(tab, clamp, x, g, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++) x[i] = tab_mul1(tab, clamp, x[i], g[i]);
+}
+
 typedef void (*swiglu_fn)(float *y, const float *x, const float *g, int64_t n);
 
 /* The vector SWIGLU this CPU runs, or NULL (the scalar loop then). */
@@ -98,14 +145,7 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *restrict x,
     case CT_GLU_OP_REGLU:
         for (int64_t i = 0; i < n; i++) x[i] = x[i] > 0.0f ? x[i] * g[i] : 0.0f;
         break;
-    case CT_GLU_OP_GEGLU:
-        if (f32) {
-            for (int64_t i = 0; i < n; i++)
-                x[i] = x[i] <= -10.0f ? 0.0f : x[i] >= 10.0f ? x[i] * g[i] : from_tab(gelu_tab, x[i]) * g[i];
-        } else {
-            for (int64_t i = 0; i < n; i++) x[i] = from_tab(gelu_tab, x[i]) * g[i];
-        }
-        break;
+    case CT_GLU_OP_GEGLU: tab_mul(gelu_tab, f32, x, g, n); break;
     case CT_GLU_OP_SWIGLU: {
         const swiglu_fn f = swiglu_vector();
         if (f) f(x, x, g, n);
@@ -125,9 +165,7 @@ static void apply(int32_t op, const ct_tensor *dst, bool f32, float *restrict x,
         for (int64_t i = 0; i < n; i++)
             x[i] = 0.5f * x[i] * (1.0f + erff(x[i] * 0.70710678118654752440084436210484f)) * g[i];
         break;
-    case CT_GLU_OP_GEGLU_QUICK:
-        for (int64_t i = 0; i < n; i++) x[i] = from_tab(gelu_quick_tab, x[i]) * g[i];
-        break;
+    case CT_GLU_OP_GEGLU_QUICK: tab_mul(gelu_quick_tab, false, x, g, n); break;
     case CT_GLU_OP_SWIGLU_CLAMP: {
         const float limit = param_f32(dst, 3);
         for (int64_t i = 0; i < n; i++) {
