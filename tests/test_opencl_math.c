@@ -12,6 +12,8 @@
 #include "testutil.h"
 
 #include "cpu/simd.h" /* ct_cpu_mul_mat_max_simd */
+#include "opencl/encoder.h" /* CT_OCL_MM_MIN_NE11 */
+#include "opencl/opencl_internal.h" /* CT_OCL_FEAT_MMA */
 
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +34,7 @@ enum { SKIP = 77, MAX_FILL = 2 };
 
 static ct_backend *cpu_be, *ocl_be;
 static ct_device *ocl_dev;
+static bool ocl_mma; /* the device runs the tensor-core kernels (docs/BACKENDS.md, Tensor cores) */
 static int n_cases;
 static double worst_cpu_mm, worst_ref_mm, worst_cpu_norm;
 
@@ -338,14 +341,24 @@ static bool int8_path(const mm_p *p) {
     return ct_row_size(p->ta, p->k, &row) == CT_OK && row % (p->ta == CT_TYPE_Q6_K ? 2 : 4) == 0;
 }
 
+/* Whether the case may run on the tensor cores, which round src1 to 16 bits (F16 for an F16
+ * src0, else BF16, and a quantized src0's values to BF16): an F16 or BF16 src0 from 2
+ * columns, a quantized one from CT_OCL_MM_MIN_NE11 (the encoder's plan may still pick the
+ * fp32 kernels); never an F32 src0, transposed src1 (the row kernel) or k = 4 (c4). */
+static bool tc_path(const mm_p *p) {
+    if (!ocl_mma || p->ta == CT_TYPE_F32 || p->b_view == 2 || (is_float(p->ta) && p->k == 4)) return false;
+    return is_float(p->ta) ? p->n >= 2 : p->n >= CT_OCL_MM_MIN_NE11;
+}
+
 static void mm_case(const mm_p *p) {
     char name[160];
     snprintf(name, sizeof name, "MUL_MAT %s m=%lld n=%lld k=%lld bs=[%d,%d] nr=[%d,%d]%s%s",
              ct_type_name(p->ta), (long long)p->m, (long long)p->n, (long long)p->k, p->bs0, p->bs1, p->nr0, p->nr1,
              p->a_perm ? " a permuted" : "", p->b_view == 1 ? " b strided rows" : p->b_view == 2 ? " b transposed" : "");
     const bool i8 = int8_path(p);
-    compare_case(name, build_mm, p, -1.0f, 1.0f, i8 ? 1e-10 : 5e-4, ref_mm, i8 ? 5e-4 : 1e-9, &worst_cpu_mm,
-                 &worst_ref_mm);
+    /* the 8-bit path and the tensor cores match the exact reference to their rounding of src1 */
+    compare_case(name, build_mm, p, -1.0f, 1.0f, i8 ? 1e-10 : 5e-4, ref_mm, i8 || tc_path(p) ? 5e-4 : 1e-9,
+                 &worst_cpu_mm, &worst_ref_mm);
 }
 
 static void test_mul_mat(void) {
@@ -450,8 +463,9 @@ static void test_onehot(void) {
             }
             CHECK_MSG(r.status == CT_OK, "%s: %s", name, ct_last_error());
             /* the 8-bit path rounds the one-hot src1 blocks (d = 1/127, q = 127) as the CPU does,
-             * and every output is that one block's term: equal to the portable CPU kernels' */
-            const bool i8 = int8_path(&p.mm);
+             * and every output is that one block's term: equal to the portable CPU kernels'; the
+             * tensor cores take a quantized src0's value rounded to BF16 (1 is exact in 16 bits) */
+            const bool i8 = int8_path(&p.mm), tc = tc_path(&p.mm);
             run rc = {0};
             ct_cpu_mul_mat_max_simd(CT_CPU_SIMD_PORTABLE); /* the SIMD kernels multiply in another order */
             const bool ok_cpu = i8 && run_on(cpu_be, build_onehot, &p, data, -1.0f, 1.0f, &rc);
@@ -464,7 +478,8 @@ static void test_onehot(void) {
                     for (int64_t i0 = 0; i0 < p.mm.m; i0++) {
                         const float want = i8 ? rc.res[c * p.mm.m + i0] : deq[i0 * k + p.col[c]];
                         const float got = r.res[c * p.mm.m + i0];
-                        if (!(want == got || (isnan(want) && isnan(got)))) {
+                        const bool tc_ok = tc && ct_bf16_to_fp32(ct_fp32_to_bf16(want)) == got;
+                        if (!(want == got || tc_ok || (isnan(want) && isnan(got)))) {
                             if (!bad) first = (size_t)(c * p.mm.m + i0);
                             bad++;
                         }
@@ -685,6 +700,7 @@ int main(void) {
             continue;
         }
         printf("device %s: %s\n", ct_device_name(ocl_dev), ct_device_description(ocl_dev));
+        ocl_mma = (ct_ocl_device_of(ocl_dev)->features & CT_OCL_FEAT_MMA) != 0;
         n_cases = 0;
         worst_cpu_mm = worst_ref_mm = worst_cpu_norm = 0.0;
         wild_scales = true;
