@@ -103,7 +103,8 @@ CT_VEXP_AVX2 static void tab_mul_avx2(const ct_fp16 *tab, bool clamp, float *x, 
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         const __m256 v = _mm256_loadu_ps(x + i), gv = _mm256_loadu_ps(g + i);
-        const __m256 vq = _mm256_blendv_ps(v, _mm256_or_ps(_mm256_and_ps(v, sign), qnan), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        const __m256 vq =
+            _mm256_blendv_ps(v, _mm256_or_ps(_mm256_and_ps(v, sign), qnan), _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
         const __m256i idx = _mm256_cvtepu16_epi32(_mm256_cvtps_ph(vq, _MM_FROUND_TO_NEAREST_INT));
         const __m256i e = _mm256_and_si256(_mm256_i32gather_epi32((const int *)(const void *)tab, idx, 2), low16);
         const __m128i e16 = _mm_packus_epi32(_mm256_castsi256_si128(e), _mm256_extracti128_si256(e, 1));

@@ -179,7 +179,8 @@ void ct_cpu_mul_mat(const ct_cpu_params *params, ct_tensor *dst) {
         for (int64_t ir1 = ith; ir1 < nr1; ir1 += nth) {
             const int64_t i13 = ir1 / (ne11 * ne12), i12 = (ir1 / ne11) % ne12, i11 = ir1 % ne11;
             const char *s = src1 + i11 * b->nb[1] + i12 * b->nb[2] + i13 * b->nb[3];
-            convert_row(s, b->nb[0], b->type == CT_TYPE_F16, k, to_float, kern.quantize, ct_qy_group(a->type), (char *)params->wdata + (size_t)ir1 * row1);
+            convert_row(s, b->nb[0], b->type == CT_TYPE_F16, k, to_float, kern.quantize, ct_qy_group(a->type),
+                        (char *)params->wdata + (size_t)ir1 * row1);
         }
         if (nth > 1) ct_cpu_barrier(params);
     }

@@ -12,17 +12,15 @@
 /* src1 of a quantized MUL_MAT, converted once per node: x_j ~= d * qs[j] with
  * qs in [-127, 127] and s = sum of qs (an integer, exact as float; for the
  * min/offset terms). A float d (not ggml's fp16) keeps the conversion error at
- * the int8 rounding alone. */
+ * the int8 rounding alone. Blocks come in groups of ct_qy_group(src0 type) that
+ * share one d (types/types_internal.h); the kernels that rely on it check that a
+ * group's d are equal and take the per-block way where not. */
 #define CT_QY_BLOCK 32
 typedef struct ct_block_qy {
     float d;
     float s;
     int8_t qs[CT_QY_BLOCK];
 } ct_block_qy;
-
-/* In groups of ct_qy_group(src0 type) blocks sharing one d (types/types_internal.h);
- * the kernels that use it check that a group's d are equal and take the per-block
- * way where not. */
 
 /* Multi-row dot products: out[j] = dot(x, y[j]) for j < ny, 1 <= ny <= CT_DOT_NY.
  * x is unpacked once per block for all ny rows, so the weights stream from

@@ -57,10 +57,11 @@ AVX2 static inline __m256i load_qy(const ct_block_qy *y) { return _mm256_loadu_s
 #define UNROLL_2 _Pragma("GCC unroll 2")
 /* bytes of src0 fetched ahead of the kernels (a prefetch past the row's end is harmless) */
 #define PREFETCH_AHEAD 1024
-/* Accumulators per y row of the super-block kernels: with one FMA chain a row, a
- * mat-vec (one or two rows) waits on the FMA's latency at every 32-value block. */
+#define UNROLL_4 _Pragma("GCC unroll 4")
+/* Accumulators per y row of the super-block kernels with a float scale per 32-value
+ * block (Q2_K, Q3_K, IQ4_XS): with one FMA chain a row, a mat-vec (one or two rows)
+ * waits on the FMA's latency at every block. */
 #define CHAINS(NY) ((NY) == 1 ? 4 : (NY) == 2 ? 2 : 1)
-#define UNROLL_CHAINS _Pragma("GCC unroll 4")
 
 AVX2 static inline __m256 sum_chains(const __m256 *acc, int na) {
     return na == 4 ? _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]))
@@ -414,7 +415,8 @@ static inline bool same_d(const ct_block_qy *y) {
  * several y rows compete with its block loads). */
 AVX2 static inline bool same_d8(__m256 d8) {
     const __m256 d0 = _mm256_permutevar8x32_ps(d8, _mm256_setzero_si256());
-    const __m256 finite = _mm256_cmp_ps(_mm256_andnot_ps(_mm256_set1_ps(-0.0f), d0), _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ);
+    const __m256 abs0 = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), d0);
+    const __m256 finite = _mm256_cmp_ps(abs0, _mm256_set1_ps(FLT_MAX), _CMP_LE_OQ);
     return _mm256_movemask_ps(_mm256_and_ps(_mm256_cmp_ps(d8, d0, _CMP_EQ_OQ), finite)) == 0xFF;
 }
 
@@ -469,7 +471,7 @@ AVX2 static ALWAYS_INLINE void dot_k4_n(int64_t nb, const void *vx, const ct_blo
             isum[j] = _mm256_setzero_si256();
         }
         __m256i hb = q5 ? _mm256_loadu_si256((const __m256i *)qh) : _mm256_setzero_si256();
-        UNROLL_CHAINS for (int c = 0; c < 4; c++) {
+        UNROLL_4 for (int c = 0; c < 4; c++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(qs + 32 * c));
             __m256i lo = _mm256_and_si256(q, m4);
             __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), m4);
@@ -552,7 +554,7 @@ AVX2 static ALWAYS_INLINE void dot_q6_K_n(int64_t nb, const void *vx, const ct_b
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hv, 4), m3), 4));
             v[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(l1, 4), m4),
                                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(hv, 6), m3), 4));
-            UNROLL_CHAINS for (int k = 0; k < 4; k++) {
+            UNROLL_4 for (int k = 0; k < 4; k++) {
                 const __m256i sv = _mm256_sub_epi8(v[k], off), as = _mm256_sign_epi8(sv, sv);
                 const __m256i scv = scale_pair(sc16, k);
                 UNROLL_NY for (int j = 0; j < NY; j++) {
@@ -582,7 +584,8 @@ AVX2 static ALWAYS_INLINE void dot_q2_K_n(int64_t nb, const void *vx, const ct_b
     const __m256i m3 = _mm256_set1_epi8(3), ones = _mm256_set1_epi8(1);
     const int NA = CHAINS(NY) > 2 ? 2 : CHAINS(NY); /* acc and corr: two chains already */
     __m256 acc[CT_DOT_NY][4], corr[CT_DOT_NY][4];
-    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = corr[j][a] = _mm256_setzero_ps();
+    UNROLL_NY for (int j = 0; j < NY; j++)
+        UNROLL_4 for (int a = 0; a < NA; a++) acc[j][a] = corr[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d)), mv = _mm256_set1_ps(fp16_f32(x[i].dmin));
@@ -591,8 +594,9 @@ AVX2 static ALWAYS_INLINE void dot_q2_K_n(int64_t nb, const void *vx, const ct_b
             /* halves 8h..8h + 7 as 16-bit lanes: scales (low nibbles), mins (high nibbles) */
             const __m128i b8 = _mm_loadl_epi64((const __m128i *)(x[i].scales + 8 * h)), m4x = _mm_set1_epi8(0x0F);
             const __m256i sc16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_and_si128(b8, m4x)));
-            const __m256i mn16 = _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(b8, 4), m4x)));
-            UNROLL_CHAINS for (int k = 0; k < 4; k++) {
+            const __m256i mn16 =
+                _mm256_broadcastsi128_si256(_mm_cvtepu8_epi16(_mm_and_si128(_mm_srli_epi16(b8, 4), m4x)));
+            UNROLL_4 for (int k = 0; k < 4; k++) {
                 const int s = 4 * h + k;
                 const __m256i v = _mm256_and_si256(_mm256_srli_epi16(q, 2 * k), m3);
                 const __m256i scv = scale_pair(sc16, k), mnv = scale_pair(mn16, k);
@@ -609,7 +613,8 @@ AVX2 static ALWAYS_INLINE void dot_q2_K_n(int64_t nb, const void *vx, const ct_b
             }
         }
     }
-    UNROLL_NY for (int j = 0; j < NY; j++) out[j] = hsum_ps(_mm256_sub_ps(sum_chains(acc[j], NA), sum_chains(corr[j], NA)));
+    UNROLL_NY for (int j = 0; j < NY; j++)
+        out[j] = hsum_ps(_mm256_sub_ps(sum_chains(acc[j], NA), sum_chains(corr[j], NA)));
 }
 
 MULTI(dot_q2_K, ct_block_qy, dot_q2_K_n)
@@ -620,7 +625,7 @@ AVX2 static ALWAYS_INLINE void dot_q3_K_n(int64_t nb, const void *vx, const ct_b
     const __m256i m3 = _mm256_set1_epi8(3), one = _mm256_set1_epi8(1), four = _mm256_set1_epi8(4);
     const int NA = CHAINS(NY);
     __m256 acc[CT_DOT_NY][4];
-    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
+    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_4 for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         const __m256 dv = _mm256_set1_ps(fp16_f32(x[i].d));
@@ -633,7 +638,8 @@ AVX2 static ALWAYS_INLINE void dot_q3_K_n(int64_t nb, const void *vx, const ct_b
             const __m128i lo = _mm_unpacklo_epi64(_mm_and_si128(b8, m4x), _mm_and_si128(_mm_srli_epi16(b8, 4), m4x));
             uint32_t w;
             memcpy(&w, x[i].scales + 8, sizeof w);
-            const __m128i hi = _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32((int)w), _mm_setr_epi32(0, 2, 4, 6)), _mm_set1_epi8(3));
+            const __m128i hi =
+                _mm_and_si128(_mm_srlv_epi32(_mm_set1_epi32((int)w), _mm_setr_epi32(0, 2, 4, 6)), _mm_set1_epi8(3));
             sc8 = _mm_sub_epi8(_mm_or_si128(lo, _mm_slli_epi16(hi, 4)), _mm_set1_epi8(32));
         }
         const __m256i sc16[2] = {_mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(sc8)),
@@ -641,7 +647,7 @@ AVX2 static ALWAYS_INLINE void dot_q3_K_n(int64_t nb, const void *vx, const ct_b
         const __m256i hm = _mm256_loadu_si256((const __m256i *)x[i].hmask);
         for (int h = 0; h < 2; h++) {
             const __m256i q = _mm256_loadu_si256((const __m256i *)(x[i].qs + 32 * h));
-            UNROLL_CHAINS for (int k = 0; k < 4; k++) {
+            UNROLL_4 for (int k = 0; k < 4; k++) {
                 const int s = 4 * h + k;
                 const __m256i hb = _mm256_and_si256(_mm256_srli_epi16(hm, s), one);
                 const __m256i v = _mm256_sub_epi8(
@@ -670,7 +676,7 @@ AVX2 static ALWAYS_INLINE void dot_iq4_xs_n(int64_t nb, const void *vx, const ct
     const __m256i table = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)ct_kvalues_iq4nl));
     const int NA = CHAINS(NY);
     __m256 acc[CT_DOT_NY][4];
-    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_CHAINS for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
+    UNROLL_NY for (int j = 0; j < NY; j++) UNROLL_4 for (int a = 0; a < NA; a++) acc[j][a] = _mm256_setzero_ps();
     for (int64_t i = 0; i < nb / 8; i++) {
         for (size_t o = 0; o < sizeof *x; o += 64) _mm_prefetch((const char *)&x[i] + PREFETCH_AHEAD + o, _MM_HINT_T0);
         const float d = fp16_f32(x[i].d);
