@@ -304,8 +304,10 @@ def boundary_search(t, rng, n_scales):
             cand = cand[(cand >= mn) & (cand <= mx)]
         else:
             cand = cand[np.abs(cand) <= np.abs(mx)]
-        # evaluate each candidate alone in a block whose other elements are head
-        blk = np.zeros((cand.size, 32), F32)
+        # evaluate each candidate alone in a block whose other elements are head (and fill
+        # the rest: zeros, or for Q4_1/Q5_1 the min, which a zero above a positive min
+        # would replace, unlike in the packed blocks below)
+        blk = np.full((cand.size, 32), head[0] if t in ("Q4_1", "Q5_1") else F32(0), F32)
         blk[:, :head.size] = head
         blk[:, 31] = cand
         a = reference(t, blk)
