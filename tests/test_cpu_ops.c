@@ -1022,7 +1022,7 @@ static void test_sum_rows(void) {
 
 /* GEGLU and GEGLU_QUICK on F32 (x rounded to fp16, f from a table, times g) give the same
  * bytes through the vector lookup (F16C, where the CPU has it) as through the scalar
- * loop, on 1 and 3 threads: x takes every fp16 value (every table entry is read, the last
+ * loop (a NaN times a NaN: a NaN), on 1 and 3 threads: x takes every fp16 value (every table entry is read, the last
  * index and NaNs of both signs included), GEGLU's clamps at -10 and 10 and their float
  * neighbours, values between adjacent halves (ties too), NaNs with payloads, infinities,
  * fp16 subnormals and overflow, zeros of both signs; g takes the same specials among
@@ -1087,7 +1087,11 @@ static void test_glu_table_lookup(void) {
             CHECK(run_op(ct_cpu_glu, d, nth, NULL) == CT_OK);
             int64_t bad = 0, first = -1;
             for (int64_t i = 0; i < n; i++) {
-                if (memcmp(&want[i], (float *)d->data + i, sizeof(float)) != 0 && bad++ == 0) first = i;
+                const float got = ((float *)d->data)[i];
+                /* f(x)·g of two NaNs (a NaN g, and x NaN or infinite) is either NaN, as the
+                 * compiler orders the scalar product's operands */
+                const bool two_nans = isnan(gv[i]) && !isfinite(xv[i]) && isnan(want[i]) && isnan(got);
+                if (!two_nans && memcmp(&want[i], &got, sizeof(float)) != 0 && bad++ == 0) first = i;
             }
             CHECK_MSG(bad == 0, "%s, %d threads: %lld of %lld elements differ from the scalar loop's bytes, the first "
                       "at x = %a, g = %a: %a, not %a", ct_glu_op_name(ops[o]), nth, (long long)bad, (long long)n,

@@ -91,7 +91,9 @@ CT_VEXP_AVX512 static void swiglu_avx512(float *y, const float *x, const float *
 #endif
 
 #ifdef CT_HAVE_VEXP
-/* x[i] = tab_mul1(tab, clamp, x[i], g[i]), 8 at a time, the same bytes: x rounds to fp16
+/* x[i] = tab_mul1(tab, clamp, x[i], g[i]), 8 at a time, the same bytes (but for which NaN
+ * a NaN f(x) times a NaN g keeps, which the compiler's operand order picks in the scalar
+ * loop too): x rounds to fp16
  * by F16C as ct_fp32_to_fp16_inline does once a NaN is made the quiet NaN of its sign
  * (index sign|0x7E00), the entries come by a 32-bit gather (the tables' extra entry
  * covers the last index's upper half) and widen exactly (Gemma 3's decode GEGLU of
